@@ -1,0 +1,85 @@
+package mission
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// EventKind names what a trace event records.
+type EventKind string
+
+// The kinds of trace event.
+const (
+	EventModelCall  EventKind = "model_call" // one decision step of a core
+	EventToolCall   EventKind = "tool_call"  // one attempt of a tool call
+	EventSent       EventKind = "handoff_sent"
+	EventReceived   EventKind = "handoff_received"
+	EventDropped    EventKind = "handoff_dropped" // no owner to deliver to, or de-duplicated
+	EventEscalation EventKind = "escalation"
+	EventException  EventKind = "exception"
+	EventResult     EventKind = "result" // a core's structured result for an item
+)
+
+// Event is one entry of a run's coordination record. Fields unused by a kind
+// are left empty and omitted from JSON. It holds only what a real evaluator
+// could observe: never which fault or slip fired.
+type Event struct {
+	Seq   int       `json:"seq"`
+	At    int64     `json:"at_ms"` // virtual time since the run started
+	Kind  EventKind `json:"kind"`
+	Agent Agent     `json:"agent,omitempty"`
+	Item  string    `json:"item,omitempty"`
+
+	// model_call
+	Decision  string `json:"decision,omitempty"`
+	TokensIn  int    `json:"tokens_in,omitempty"`
+	TokensOut int    `json:"tokens_out,omitempty"`
+
+	// tool_call
+	Tool    string          `json:"tool,omitempty"`
+	Args    json.RawMessage `json:"args,omitempty"`
+	Output  json.RawMessage `json:"output,omitempty"`
+	Error   string          `json:"error,omitempty"`
+	Key     string          `json:"key,omitempty"`
+	Attempt int             `json:"attempt,omitempty"`
+	Effect  string          `json:"effect,omitempty"` // id of the record written
+
+	// handoff_sent, handoff_received, handoff_dropped
+	Edge   string          `json:"edge,omitempty"`
+	Raw    string          `json:"raw,omitempty"`    // the wire bytes
+	Parsed json.RawMessage `json:"parsed,omitempty"` // the consumer's view
+	To     []Agent         `json:"to,omitempty"`
+
+	// escalation, exception, result
+	Reason string `json:"reason,omitempty"`
+}
+
+// Trace is a run's event log, in order.
+type Trace struct {
+	Events []Event `json:"events"`
+}
+
+// MarshalJSONL writes the trace as JSON Lines, one event per line. The same
+// run gives the same bytes.
+func (t *Trace) MarshalJSONL() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for i := range t.Events {
+		if err := enc.Encode(&t.Events[i]); err != nil {
+			return nil, err
+		}
+	}
+	return buf.Bytes(), nil
+}
+
+// Of returns the events of one kind, in order.
+func (t *Trace) Of(kind EventKind) []Event {
+	var out []Event
+	for _, e := range t.Events {
+		if e.Kind == kind {
+			out = append(out, e)
+		}
+	}
+	return out
+}

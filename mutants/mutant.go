@@ -1,0 +1,58 @@
+// Package mutants holds the seeded defects of the protocol: operators that
+// act at the mission's seams, the catalogue that names each defect with its
+// class and ground-truth location, and switching one on in a build.
+package mutants
+
+import "github.com/baton-lab/baton/mission"
+
+// Class is a defect class of the protocol.
+type Class string
+
+// The defect classes.
+const (
+	ContextLoss        Class = "context_loss"
+	AmbiguousOwnership Class = "ambiguous_ownership"
+	DuplicateAction    Class = "duplicate_action"
+	EscalationGap      Class = "escalation_gap"
+	ContractDrift      Class = "contract_drift"
+	Control            Class = "control"
+)
+
+// AllClasses lists the classes in report order: the five hand-off classes,
+// then the control.
+var AllClasses = []Class{ContextLoss, AmbiguousOwnership, DuplicateAction, EscalationGap, ContractDrift, Control}
+
+func (c Class) String() string { return string(c) }
+
+// HandOff reports whether the class lives between agents (every class but
+// the control).
+func (c Class) HandOff() bool { return c != Control }
+
+// Mutant is one catalogue entry: a defect, where it acts and its ground
+// truth. Operator parameters a given operator does not use stay empty.
+type Mutant struct {
+	ID          string `json:"id" yaml:"id"`
+	Class       Class  `json:"class" yaml:"class"`
+	Operator    string `json:"operator" yaml:"operator"`
+	Edge        string `json:"edge,omitempty" yaml:"edge"`   // from->to, for hand-off seams
+	Agent       string `json:"agent,omitempty" yaml:"agent"` // for core seams
+	Field       string `json:"field,omitempty" yaml:"field"`
+	To          string `json:"to,omitempty" yaml:"to"`
+	Format      string `json:"format,omitempty" yaml:"format"`
+	Tool        string `json:"tool,omitempty" yaml:"tool"`
+	Arg         string `json:"arg,omitempty" yaml:"arg"`
+	Value       any    `json:"value,omitempty" yaml:"value"`
+	Description string `json:"description" yaml:"description"`
+
+	// Source is "file:line" of the entry, for error messages.
+	Source string `json:"-" yaml:"-"`
+}
+
+// Location returns the mutant's ground truth: its edge for hand-off seams,
+// its agent otherwise.
+func (m *Mutant) Location() mission.Location {
+	if m.Edge != "" {
+		return mission.Location(m.Edge)
+	}
+	return mission.Location(m.Agent)
+}

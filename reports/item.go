@@ -1,0 +1,35 @@
+package reports
+
+import "github.com/baton-lab/baton/mission"
+
+// Item is one work item's outcome as the experiment streams it into
+// aggregation: which build, design, scenario and trial, the verdict, and
+// what the oracle says fired. The experiment writes one per (build, design,
+// scenario, trial) and, for the integrated observation run of each (build,
+// scenario, trial), one with Design "" carrying Success and TraceHash.
+type Item struct {
+	Build    string `json:"build"`    // "clean" or a mutant id
+	Class    string `json:"class"`    // "" for clean, else the mutant's class
+	Location string `json:"location"` // the mutant's ground truth, "" for clean
+	Design   string `json:"design"`   // "A", "B", "C"; "" for the observation run
+	Scenario string `json:"scenario"`
+	Category string `json:"category"`
+	Trial    int    `json:"trial"`
+	Seed     uint64 `json:"seed"`
+
+	Flagged  bool     `json:"flagged"`
+	Blame    []string `json:"blame,omitempty"`
+	Findings int      `json:"findings"`
+
+	Cost   mission.Cost `json:"cost"`
+	WallNS int64        `json:"wall_ns"`
+
+	// From the oracle of the runs behind this item.
+	Slipped bool `json:"slipped"` // a slip fired
+	Faulted bool `json:"faulted"` // a fault fired
+	Reached int  `json:"reached"` // how often the mutant's seam acted
+
+	// Observation runs only.
+	Success   bool   `json:"success"`    // the integrated run's end state was accepted
+	TraceHash string `json:"trace_hash"` // SHA-256 of the trace and end state
+}

@@ -1,0 +1,110 @@
+// Package sandbox is the finance system of record the reference mission runs
+// against: suppliers, orders, receipts, the invoice register, matches, the
+// ledger, approvals, payments, the escalation queue and the daily exception
+// report, behind tools scoped per agent.
+//
+// Every write carries an idempotency key: a repeated key returns the first
+// result and changes nothing. Faults (timeouts before and after commit,
+// refusals, unavailability, rate limits, latency) are injected per tool and
+// kind with probabilities drawn from [Dice], which is keyed by the decision a
+// draw serves rather than a sequential stream. Time is a virtual [Clock].
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Args are a tool call's arguments, as decoded JSON values (string, float64,
+// bool, nil, []any, map[string]any).
+type Args map[string]any
+
+// Result is a tool call's answer, as decoded JSON values.
+type Result map[string]any
+
+// FaultKind is one kind of injected fault.
+type FaultKind string
+
+// The fault kinds, in the order they are drawn for a call.
+const (
+	TimeoutBeforeCommit FaultKind = "timeout_before_commit"
+	TimeoutAfterCommit  FaultKind = "timeout_after_commit" // the write happened, the caller saw a timeout
+	Refusal             FaultKind = "refusal"              // authorisation, validation or business rule
+	Unavailable         FaultKind = "unavailable"          // transient, retryable
+	RateLimit           FaultKind = "rate_limit"           // retryable after RetryAfter
+	Latency             FaultKind = "latency"              // slow but successful
+	Redelivery          FaultKind = "redelivery"           // transport: an ack is lost and the message is delivered again
+)
+
+// AllFaultKinds lists every fault kind.
+var AllFaultKinds = []FaultKind{TimeoutBeforeCommit, TimeoutAfterCommit, Refusal, Unavailable, RateLimit, Latency, Redelivery}
+
+// FaultRates gives, per tool name, the probability of each fault kind on one
+// call. The tool name "*" applies to every tool without an entry of its own;
+// the pseudo-tool "transport" holds the redelivery rate of hand-offs.
+type FaultRates map[string]map[FaultKind]float64
+
+// Rate returns the probability of kind on tool.
+func (r FaultRates) Rate(tool string, kind FaultKind) float64 {
+	if m, ok := r[tool]; ok {
+		if p, ok := m[kind]; ok {
+			return p
+		}
+	}
+	return r["*"][kind]
+}
+
+// ErrorKind classifies a tool error as the caller sees it.
+type ErrorKind string
+
+// Error kinds a caller sees.
+const (
+	ErrTimeout     ErrorKind = "timeout"
+	ErrRefused     ErrorKind = "refused"
+	ErrUnavailable ErrorKind = "unavailable"
+	ErrRateLimited ErrorKind = "rate_limited"
+	ErrForbidden   ErrorKind = "forbidden" // the agent may not call this tool
+	ErrNotFound    ErrorKind = "not_found"
+	ErrInvalid     ErrorKind = "invalid" // bad arguments
+)
+
+// Error is what a failed tool call returns. Code and Message are realistic
+// (for instance "AUTH-403", "VAL-422 missing field amount", "BR-409
+// duplicate invoice number"); RetryAfter is set on rate limits.
+type Error struct {
+	Kind       ErrorKind     `json:"kind"`
+	Code       string        `json:"code"`
+	Message    string        `json:"message"`
+	RetryAfter time.Duration `json:"retry_after,omitempty"`
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s %s: %s", e.Kind, e.Code, e.Message) }
+
+// Retryable reports whether the same call may succeed later.
+func (e *Error) Retryable() bool {
+	switch e.Kind {
+	case ErrTimeout, ErrUnavailable, ErrRateLimited:
+		return true
+	}
+	return false
+}
+
+// AsError returns err as an *Error, if it is one.
+func AsError(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
+}
+
+// Fired is one fault the sandbox injected: part of the run's oracle, never
+// of what an evaluator reads.
+type Fired struct {
+	At      int64     `json:"at_ms"`
+	Agent   string    `json:"agent"`
+	Tool    string    `json:"tool"`
+	Item    string    `json:"item"`
+	Attempt int       `json:"attempt"`
+	Kind    FaultKind `json:"kind"`
+	Code    string    `json:"code,omitempty"`
+}
