@@ -1,0 +1,62 @@
+package reports
+
+// Config tells an aggregation what the run held, so that empty cells are
+// reported as empty rather than missing.
+type Config struct {
+	Protocol    ProtocolInfo
+	Designs     []string // design ids, e.g. A, B, C
+	Builds      []BuildInfo
+	Scenarios   []ScenarioInfo
+	CostWeights CostWeights
+	Thresholds  Thresholds
+}
+
+// ProtocolInfo is the protocol summary results.json carries.
+type ProtocolInfo struct {
+	Name          string `json:"name"`
+	SHA256        string `json:"sha256"`
+	Seed          uint64 `json:"seed"`
+	Trials        int    `json:"trials"`
+	ContractLevel string `json:"contract_level"`
+}
+
+// BuildInfo describes one build: "clean" (Class "") or a mutant.
+type BuildInfo struct {
+	ID          string `json:"id"`
+	Class       string `json:"class"`
+	Location    string `json:"location"`
+	Operator    string `json:"operator"`
+	Description string `json:"description"`
+}
+
+// ScenarioInfo describes one scenario of the run.
+type ScenarioInfo struct {
+	ID       string `json:"id"`
+	Category string `json:"category"`
+}
+
+// CostWeights turn cost counters into money, so designs compare under
+// matched budgets.
+type CostWeights struct {
+	PerModelCall    float64 `json:"per_model_call" yaml:"per_model_call"`
+	Per1kTokens     float64 `json:"per_1k_tokens" yaml:"per_1k_tokens"`
+	PerToolCall     float64 `json:"per_tool_call" yaml:"per_tool_call"`
+	PerSandboxReset float64 `json:"per_sandbox_reset" yaml:"per_sandbox_reset"`
+	Currency        string  `json:"currency" yaml:"currency"`
+}
+
+// Thresholds are the pre-registered numbers that decide H1-H3.
+type Thresholds struct {
+	// H1: design A's hand-off detection is at least H1MinGap below its
+	// control detection, with non-overlapping 95% intervals.
+	H1MinGap float64 `json:"h1_min_gap" yaml:"h1_min_gap"`
+	// H2: C's hand-off detection is within H2MaxDetectionGap of B's, C's
+	// exact localisation at least H2MinLocalisationGain above B's, and C's
+	// cost at most H2MaxCostRatio of B's.
+	H2MaxDetectionGap     float64 `json:"h2_max_detection_gap" yaml:"h2_max_detection_gap"`
+	H2MinLocalisationGain float64 `json:"h2_min_localisation_gain" yaml:"h2_min_localisation_gain"`
+	H2MaxCostRatio        float64 `json:"h2_max_cost_ratio" yaml:"h2_max_cost_ratio"`
+	// H3: B's share of flagged suite runs without exact localisation exceeds
+	// C's by at least H3MinGap.
+	H3MinGap float64 `json:"h3_min_gap" yaml:"h3_min_gap"`
+}
