@@ -1,6 +1,13 @@
 package sandbox
 
-import "time"
+import (
+	"maps"
+	"slices"
+	"time"
+)
+
+// DefaultLatency is the virtual time a call takes when Config.Latency is zero.
+const DefaultLatency = 20 * time.Millisecond
 
 // Config sets a sandbox's fault rates and latency.
 type Config struct {
@@ -13,13 +20,32 @@ type Config struct {
 // Sandbox is one run's system of record. It is not safe for concurrent use:
 // each run owns its own.
 type Sandbox struct {
-	// TODO(sandbox): records, idempotency table, log, fired faults.
+	st      State // records in insertion order, and the log
+	dice    Dice
+	clock   *Clock
+	latency time.Duration
+	rates   [numTools][numDrawn]float64
+	idem    [numTools]map[string]Result // per write tool: key -> first result
+	next    [numKinds]int               // last id number issued per record kind
+	fired   []Fired
 }
 
 // New returns a sandbox holding a deep copy of initial, injecting faults by
-// cfg with draws from dice, and advancing clock on every call.
+// cfg with draws from dice, and advancing clock on every call. A nil initial
+// is an empty system of record; a nil clock starts at [Epoch].
 func New(initial *State, cfg Config, dice Dice, clock *Clock) *Sandbox {
-	panic("TODO(sandbox)")
+	if clock == nil {
+		clock = NewClock(Epoch)
+	}
+	s := &Sandbox{dice: dice, clock: clock, latency: cfg.Latency, rates: compileRates(cfg.Faults)}
+	if s.latency <= 0 {
+		s.latency = DefaultLatency
+	}
+	if initial != nil {
+		copyState(&s.st, initial)
+	}
+	s.initCounters()
+	return s
 }
 
 // Call runs tool for agent on behalf of item (the email id the work is for).
@@ -27,50 +53,82 @@ func New(initial *State, cfg Config, dice Dice, clock *Clock) *Sandbox {
 // every time); attempt counts retries of the same logical call from 0, and
 // keys the fault draws. A repeated key returns the first result and changes
 // nothing. Errors are *Error.
+//
+// A call first advances the clock by the configured latency. A tool the
+// agent may not call is refused with ErrForbidden (code AUTH-403) and logged
+// as a violation before any fault is drawn. Then faults are drawn in the
+// order timeout before commit, refusal, unavailable, rate limit, latency;
+// then the call takes effect (or replays its key); then, for a write that
+// took effect, timeout after commit. Idempotency keys are scoped per tool.
+// Callers must not modify the Result.
 func (s *Sandbox) Call(agent, tool, item string, args Args, key string, attempt int) (Result, error) {
-	panic("TODO(sandbox)")
+	s.clock.Advance(s.latency)
+	t, known := toolIndex(tool)
+	if !known || !Permitted(agent, tool) {
+		s.log(agent, tool, item, key, OutcomeForbidden, CodeForbidden, "")
+		return nil, &Error{Kind: ErrForbidden, Code: CodeForbidden, Message: "agent " + agent + " may not call " + tool}
+	}
+	if e := s.inject(t, agent, item, attempt); e != nil {
+		s.log(agent, tool, item, key, OutcomeError, e.Code, "")
+		return nil, e
+	}
+	write := writeRecords[t] != ""
+	if write && key != "" {
+		if first, ok := s.idem[t][key]; ok {
+			effect, _ := first[resultKeys[t]].(string)
+			if e := s.timeoutAfter(t, agent, item, attempt); e != nil {
+				s.log(agent, tool, item, key, OutcomeError, e.Code, effect)
+				return nil, e
+			}
+			s.log(agent, tool, item, key, OutcomeReplayed, "", effect)
+			return maps.Clone(first), nil
+		}
+	}
+	res, effect, e := s.apply(t, item, args)
+	if e != nil {
+		s.log(agent, tool, item, key, OutcomeError, e.Code, "")
+		return nil, e
+	}
+	if write {
+		if key != "" {
+			if s.idem[t] == nil {
+				s.idem[t] = make(map[string]Result, 8)
+			}
+			s.idem[t][key] = res
+		}
+		if e := s.timeoutAfter(t, agent, item, attempt); e != nil {
+			s.log(agent, tool, item, key, OutcomeError, e.Code, effect)
+			return nil, e
+		}
+	}
+	s.log(agent, tool, item, key, OutcomeOK, "", effect)
+	return res, nil
+}
+
+func (s *Sandbox) log(agent, tool, item, key, outcome, code, effect string) {
+	if s.st.Log == nil {
+		s.st.Log = make([]LogEntry, 0, 64)
+	}
+	s.st.Log = append(s.st.Log, LogEntry{
+		Seq: len(s.st.Log) + 1, At: s.clock.Elapsed(), Agent: agent, Tool: tool, Item: item,
+		Key: key, Outcome: outcome, Code: code, Effect: effect,
+	})
 }
 
 // Snapshot returns a deep copy of the state, every slice sorted by id.
-func (s *Sandbox) Snapshot() *State { panic("TODO(sandbox)") }
-
-// Fired returns the faults injected so far (the oracle).
-func (s *Sandbox) Fired() []Fired { panic("TODO(sandbox)") }
-
-// Expected is a scenario's expected end state, authored as business truth:
-// what became of each email, and what the day's exception report says.
-type Expected struct {
-	Items  []ExpectedItem `json:"items" yaml:"items"`
-	Report []ReportEntry  `json:"report" yaml:"report"`
+func (s *Sandbox) Snapshot() *State {
+	out := new(State)
+	copyState(out, &s.st)
+	out.Sort()
+	return out
 }
 
-// ExpectedItem is the fate of one email.
-type ExpectedItem struct {
-	Item         string         `json:"item" yaml:"item"`                   // email id
-	Outcome      string         `json:"outcome" yaml:"outcome"`             // paid, escalated, rejected, closed
-	Invoice      string         `json:"invoice,omitempty" yaml:"invoice"`   // invoice number, when one is registered
-	Supplier     string         `json:"supplier,omitempty" yaml:"supplier"` // supplier id
-	Amount       float64        `json:"amount,omitempty" yaml:"amount"`     // paid: amount in Currency
-	Currency     string         `json:"currency,omitempty" yaml:"currency"`
-	DueDate      string         `json:"due_date,omitempty" yaml:"due_date"`
-	BankAccount  string         `json:"bank_account,omitempty" yaml:"bank_account"`
-	Reason       string         `json:"reason,omitempty" yaml:"reason"` // escalated, rejected, closed
-	Alternatives []ExpectedItem `json:"alternatives,omitempty" yaml:"alternatives"`
-}
+// Fired returns the faults injected so far (the oracle), in the order they
+// fired. The slice is shared with the sandbox: read it, do not modify it.
+func (s *Sandbox) Fired() []Fired { return slices.Clip(s.fired) }
 
-// Difference is one way the end state departs from the expected one: the
-// record (kind and key, e.g. "payment:E1") and field that differ.
-type Difference struct {
-	Record string `json:"record"` // kind:key, kind one of the values of Writes
-	Field  string `json:"field"`
-	Want   string `json:"want"`
-	Got    string `json:"got"`
-}
+// Clock returns the virtual clock the sandbox advances.
+func (s *Sandbox) Clock() *Clock { return s.clock }
 
-// Check compares an end state with the expected one and returns every
-// difference, sorted. An escalation with reason system_unavailable (or a
-// rejection for a refused call) is accepted in place of an item's expected
-// outcome when got's log shows that item's calls exhausted their retries or
-// were refused. Report entries of kind tool_failure or refusal are accepted
-// when the log shows the failure.
-func Check(want *Expected, got *State) []Difference { panic("TODO(sandbox)") }
+// Calls returns how many tool calls the sandbox has answered.
+func (s *Sandbox) Calls() int { return len(s.st.Log) }

@@ -1,0 +1,77 @@
+package sandbox
+
+import (
+	"testing"
+)
+
+func TestDiceKeyed(t *testing.T) {
+	d := NewDice(99)
+	base := d.Float("intake", "slip:misread", "E1", 0)
+	if again := NewDice(99).Float("intake", "slip:misread", "E1", 0); again != base {
+		t.Fatalf("same key drew %v then %v", base, again)
+	}
+	for _, tc := range []struct {
+		name string
+		got  float64
+	}{
+		{"seed", NewDice(100).Float("intake", "slip:misread", "E1", 0)},
+		{"agent", d.Float("action", "slip:misread", "E1", 0)},
+		{"kind", d.Float("intake", "slip:misroute", "E1", 0)},
+		{"item", d.Float("intake", "slip:misread", "E2", 0)},
+		{"attempt", d.Float("intake", "slip:misread", "E1", 1)},
+		{"field boundaries", d.Float("intak", "eslip:misread", "E1", 0)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.got == base {
+				t.Errorf("a different %s drew the same value %v", tc.name, base)
+			}
+			if tc.got < 0 || tc.got >= 1 {
+				t.Errorf("value %v outside [0, 1)", tc.got)
+			}
+		})
+	}
+}
+
+func TestDiceRand(t *testing.T) {
+	d := NewDice(5)
+	seq := func(item string, attempt int) [4]uint64 {
+		r := d.Rand("intake", "slip:misread", item, attempt)
+		return [4]uint64{r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64()}
+	}
+	first, again := seq("E1", 0), seq("E1", 0)
+	if first != again {
+		t.Errorf("same key gave different sequences")
+	}
+	if seq("E1", 0) == seq("E2", 0) || seq("E1", 0) == seq("E1", 1) {
+		t.Errorf("different items or attempts gave the same sequence")
+	}
+}
+
+func TestDiceChance(t *testing.T) {
+	d := NewDice(11)
+	hits := 0
+	const n = 10000
+	for i := range n {
+		if d.Chance(0.3, "boundary", "slip:skip_lookup", "E", i) {
+			hits++
+		}
+		if d.Chance(0, "a", "k", "E", i) || !d.Chance(1, "a", "k", "E", i) {
+			t.Fatalf("Chance(0) or Chance(1) consulted the key")
+		}
+	}
+	if p := float64(hits) / n; p < 0.28 || p > 0.32 {
+		t.Errorf("Chance(0.3) hit %.3f of draws", p)
+	}
+}
+
+func TestHashSeed(t *testing.T) {
+	a := HashSeed(1, "S01", "0")
+	if a != HashSeed(1, "S01", "0") {
+		t.Errorf("HashSeed is not deterministic")
+	}
+	for _, other := range []uint64{HashSeed(2, "S01", "0"), HashSeed(1, "S01", "1"), HashSeed(1, "S0", "10"), HashSeed(1, "S01")} {
+		if other == a {
+			t.Errorf("different parts gave the same seed %d", a)
+		}
+	}
+}

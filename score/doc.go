@@ -1,0 +1,23 @@
+// Package score scores recorded agent runs the way a careful reviewer would,
+// and refuses to hide what a single accuracy number hides.
+//
+// A run (one line of a JSON Lines file, see [Run] and [ReadRuns]) records
+// the tool calls an agent was expected to make, the calls it made, the
+// expected answer if one is known, and the answer it gave. [Score] reports:
+//
+//   - tool-call accuracy under three matchers side by side ([Trajectory]):
+//     exact (names and arguments, in order), name-only (names in order,
+//     arguments ignored) and order-ignored (the same multiset of name and
+//     arguments), with n, each weaker matcher's gap to exact and the runs it
+//     forgives;
+//   - output accuracy, correct / (correct + incorrect) after normalising
+//     whitespace and case, with runs that have no recorded truth in their own
+//     unscoreable column, never in the denominator;
+//   - optionally a model judge ([LLMJudge], talking to an OpenAI-compatible
+//     chat-completions endpoint through [Client]) for the unscoreable runs
+//     only, validated first on the runs that do have a truth
+//     ([Report.ApplyJudge]).
+//
+// [Main] is the entry point of `baton score`. Design A of the harness uses
+// [Trajectory] directly for its per-agent scorecards.
+package score
