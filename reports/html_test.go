@@ -1,0 +1,91 @@
+package reports
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+const evil = `<script>alert("x")</script>`
+
+// evilResults is a run whose scenario, category, build and blame carry
+// markup, as an adversarial scenario does.
+func evilResults() *Results {
+	cfg := Config{
+		Designs:   []string{"A"},
+		Builds:    []BuildInfo{{ID: "m" + evil, Class: "context_loss", Location: "intake->action", Operator: evil}},
+		Scenarios: []ScenarioInfo{{ID: "S01" + evil, Category: "adversarial" + evil}},
+	}
+	sc := "S01" + evil
+	clean := item("clean", "", "", "A", sc, 0, false)
+	clean.Category = "adversarial" + evil
+	mut := item("m"+evil, "context_loss", "intake->action", "A", sc, 0, true, evil)
+	obs := Item{Build: "clean", Scenario: sc, Category: "adversarial" + evil, Success: true, TraceHash: evil}
+	obsM := Item{Build: "m" + evil, Scenario: sc, Success: false, TraceHash: "other"}
+	a := NewAggregator(cfg)
+	for _, it := range []Item{clean, obs, mut, obsM} {
+		a.Add(it)
+	}
+	r := a.Results()
+	r.TracePattern = "traces/{build}/{design}/{scenario}-{trial}.json"
+	return r
+}
+
+func TestHTMLEscapesScenarioText(t *testing.T) {
+	files := renderAll(t, evilResults())
+	html := string(files["report.html"])
+	if strings.Contains(html, "<script") {
+		i := strings.Index(html, "<script")
+		t.Fatalf("report.html carries a live <script> element near %q", html[max(0, i-80):min(len(html), i+80)])
+	}
+	if !strings.Contains(html, "S01&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;") {
+		t.Error("report.html does not show the scenario id as escaped text")
+	}
+	for _, name := range []string{"report.md"} {
+		if strings.Contains(string(files[name]), "<script") {
+			t.Errorf("%s carries a raw <script> element", name)
+		}
+	}
+	// The trace link escapes the path segments.
+	if !strings.Contains(html, `href="traces/m%3Cscript%3Ealert%28%22x%22%29%3C/script%3E`) &&
+		!strings.Contains(html, `href="traces/m%3Cscript%3Ealert%28%22x%22%29%3C%2Fscript%3E`) {
+		t.Errorf("trace link not escaped: %s", regexp.MustCompile(`href="traces[^"]*"`).FindString(html))
+	}
+}
+
+func TestHTMLRejectsScriptURLs(t *testing.T) {
+	r := evilResults()
+	r.TracePattern = "javascript:alert(1)//{scenario}"
+	html := string(renderAll(t, r)["report.html"])
+	if strings.Contains(html, "javascript:") {
+		t.Error("report.html links to a javascript: URL")
+	}
+}
+
+func TestHTMLDrillDown(t *testing.T) {
+	html := string(renderAll(t, synthResults())["report.html"])
+	if n := strings.Count(html, "<svg"); n != 4 {
+		t.Errorf("report.html has %d inline SVGs, want 4 (two heat maps, two pass^k plots)", n)
+	}
+	if strings.Contains(html, "<?xml") {
+		t.Error("inline SVG keeps its XML declaration")
+	}
+	ids := map[string]bool{}
+	for _, m := range regexp.MustCompile(`id="(cell-\d+)"`).FindAllStringSubmatch(html, -1) {
+		ids[m[1]] = true
+	}
+	links := regexp.MustCompile(`href="#(cell-\d+)"`).FindAllStringSubmatch(html, -1)
+	// 3 designs × 5 classes × 4 matrices (detection, raw, exact, adjacent).
+	if len(links) != 60 || len(ids) != 15 {
+		t.Errorf("%d cell links to %d anchors, want 60 links to 15", len(links), len(ids))
+	}
+	for _, l := range links {
+		if !ids[l[1]] {
+			t.Errorf("link #%s has no anchor", l[1])
+		}
+	}
+	// A validity section comes before any figure.
+	if v, d := strings.Index(html, `id="validity"`), strings.Index(html, `id="detection"`); v < 0 || v > d {
+		t.Error("validity does not come before detection")
+	}
+}

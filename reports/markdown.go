@@ -1,0 +1,292 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// mdCell escapes text for a Markdown table cell: pipes, newlines, and "<"
+// and "&" so that markup a scenario carries renders as text (no tag can
+// open without "<").
+var mdCell = strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ", "&", "&amp;", "<", "&lt;")
+
+// mdText escapes markup in running Markdown text.
+var mdText = strings.NewReplacer("&", "&amp;", "<", "&lt;", "\n", " ")
+
+// rateCell writes "rate [low–high] (k/n)" with two decimals; "–" when n is 0.
+func rateCell(k, n int) string {
+	if n == 0 {
+		return "– (0/0)"
+	}
+	lo, hi := Wilson(k, n)
+	return fmt.Sprintf("%.2f [%.2f–%.2f] (%d/%d)", ratio(k, n), lo, hi, k, n)
+}
+
+type mdWriter struct{ bytes.Buffer }
+
+func (w *mdWriter) p(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+
+func (w *mdWriter) table(header []string, rows [][]string) {
+	esc := func(cells []string) string {
+		out := make([]string, len(cells))
+		for i, c := range cells {
+			out[i] = mdCell.Replace(c)
+		}
+		return "| " + strings.Join(out, " | ") + " |"
+	}
+	w.p("%s", esc(header))
+	sep := make([]string, len(header))
+	for i := range sep {
+		sep[i] = "---"
+	}
+	w.p("|%s|", strings.Join(sep, "|"))
+	for _, r := range rows {
+		w.p("%s", esc(r))
+	}
+	w.p("")
+}
+
+// matrix lays rows (designs) against columns (classes) from cells.
+func matrix(rows, cols []string, cell func(row, col string) string) [][]string {
+	out := make([][]string, 0, len(rows))
+	for _, r := range rows {
+		line := []string{r}
+		for _, c := range cols {
+			line = append(line, cell(r, c))
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// designsAndClasses lists the designs and classes of the detection table
+// in its order.
+func designsAndClasses(r *Results) (designs, classes []string) {
+	for _, d := range r.Detection {
+		if !slices.Contains(designs, d.Design) {
+			designs = append(designs, d.Design)
+		}
+		if !slices.Contains(classes, d.Class) {
+			classes = append(classes, d.Class)
+		}
+	}
+	for _, c := range r.Cost {
+		if !slices.Contains(designs, c.Design) {
+			designs = append(designs, c.Design)
+		}
+	}
+	return designs, classes
+}
+
+// passKColumns picks which k to show in a table: 1, 2, 3, 5, 10, 20, 50 and
+// the largest n, each at most maxN.
+func passKColumns(maxN int) []int {
+	var ks []int
+	for _, k := range []int{1, 2, 3, 5, 10, 20, 50, maxN} {
+		if k >= 1 && k <= maxN && (len(ks) == 0 || ks[len(ks)-1] < k) {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
+// Markdown renders report.md: validity and hypotheses first, then the
+// tables.
+func Markdown(r *Results) []byte {
+	var w mdWriter
+	pr := r.Protocol
+	w.p("# baton report")
+	w.p("")
+	w.p("Protocol %s, sha256 `%s`, seed %d, %d trials, contract level %s. Schema %s.",
+		mdText.Replace(orDash(pr.Name)), mdText.Replace(orDash(pr.SHA256)), pr.Seed, pr.Trials, mdText.Replace(orDash(pr.ContractLevel)), r.Schema)
+	w.p("")
+
+	w.p("## Validity")
+	w.p("")
+	if r.Validity.Valid {
+		w.p("**Valid.** Every design flagged every control suite run (%d checked).", r.Validity.ControlSuiteRuns)
+		if r.Validity.Reason != "" {
+			w.p("")
+			w.p("Note: %s.", mdText.Replace(r.Validity.Reason))
+		}
+	} else {
+		w.p("**DISCARDED.** %s. The harness is broken: no figure below stands.", mdText.Replace(r.Validity.Reason))
+	}
+	w.p("")
+
+	w.p("## Hypotheses")
+	w.p("")
+	for _, h := range r.Hypotheses {
+		w.p("- **%s — %s.** %s  ", h.ID, h.Verdict, mdText.Replace(h.Statement))
+		w.p("  %s", mdText.Replace(h.Why))
+	}
+	w.p("")
+
+	if len(r.Warnings) > 0 {
+		w.p("## Warnings")
+		w.p("")
+		for _, x := range r.Warnings {
+			w.p("- %s", mdText.Replace(x))
+		}
+		w.p("")
+	}
+
+	designs, classes := designsAndClasses(r)
+	det := make(map[[2]string]DetectionRow)
+	for _, d := range r.Detection {
+		det[[2]string{d.Design, d.Class}] = d
+	}
+	header := append([]string{"design"}, classes...)
+	w.p("## Detection")
+	w.p("")
+	w.p("Share of (mutant × trial) suite runs in which the design flags a scenario that it does not flag on the clean build under the same seed: rate [95%% Wilson interval] (k/n).")
+	w.p("")
+	w.table(header, matrix(designs, classes, func(d, c string) string {
+		x := det[[2]string{d, c}]
+		return rateCell(x.Detected, x.N)
+	}))
+	w.p("### Raw detection (any flag)")
+	w.p("")
+	w.table(header, matrix(designs, classes, func(d, c string) string {
+		x := det[[2]string{d, c}]
+		return rateCell(x.RawDetected, x.N)
+	}))
+	if len(r.DetectionByMutant) > 0 {
+		w.p("### Detection by mutant")
+		w.p("")
+		byM := make(map[[2]string]MutantDetection)
+		var ms []string
+		class := make(map[string]string)
+		for _, x := range r.DetectionByMutant {
+			byM[[2]string{x.Build, x.Design}] = x
+			if !slices.Contains(ms, x.Build) {
+				ms = append(ms, x.Build)
+				class[x.Build] = x.Class
+			}
+		}
+		var rows [][]string
+		for _, m := range ms {
+			row := []string{m, class[m]}
+			for _, d := range designs {
+				x := byM[[2]string{m, d}]
+				row = append(row, rateCell(x.Detected, x.N))
+			}
+			rows = append(rows, row)
+		}
+		w.table(append([]string{"mutant", "class"}, designs...), rows)
+	}
+
+	loc := make(map[[2]string]LocalisationRow)
+	for _, l := range r.Localisation {
+		loc[[2]string{l.Design, l.Class}] = l
+	}
+	w.p("## Localisation")
+	w.p("")
+	w.p("Among detected suite runs, the share whose top blame (most named first by the newly flagged scenarios) is the mutant's location (exact), or the location or a neighbour of it (adjacent).")
+	w.p("")
+	w.p("### Exact")
+	w.p("")
+	w.table(header, matrix(designs, classes, func(d, c string) string {
+		x := loc[[2]string{d, c}]
+		return rateCell(x.Exact, x.Flagged)
+	}))
+	w.p("### Adjacent")
+	w.p("")
+	w.table(header, matrix(designs, classes, func(d, c string) string {
+		x := loc[[2]string{d, c}]
+		return rateCell(x.Adjacent, x.Flagged)
+	}))
+
+	w.p("## False alarms")
+	w.p("")
+	w.p("Clean-build suite runs with any scenario flagged; explained when a flagged run had an intrinsic slip (or else a fault) fire.")
+	w.p("")
+	var fa [][]string
+	for _, x := range r.FalseAlarms {
+		fa = append(fa, []string{x.Design, rateCell(x.Flagged, x.N), itoa(x.ExplainedBySlip), itoa(x.ExplainedByFault), rateCell(x.Unexplained, x.N)})
+	}
+	w.table([]string{"design", "flagged", "explained by slip", "explained by fault", "unexplained"}, fa)
+
+	w.p("## pass^k by category")
+	w.p("")
+	w.p("Mean over a category's scenarios of the unbiased estimator C(c,k)/C(n,k) from the integrated runs' mission success.")
+	w.p("")
+	maxN := 0
+	for _, x := range r.PassKByCategory {
+		maxN = max(maxN, x.N)
+	}
+	ks := passKColumns(maxN)
+	ph := []string{"build", "category", "scenarios", "n"}
+	for _, k := range ks {
+		ph = append(ph, fmt.Sprintf("k=%d", k))
+	}
+	var pk [][]string
+	for _, x := range r.PassKByCategory {
+		row := []string{x.Build, x.Category, itoa(x.Scenarios), itoa(x.N)}
+		for _, k := range ks {
+			if k <= len(x.PassK) {
+				row = append(row, fmt.Sprintf("%.2f", float64(x.PassK[k-1])))
+			} else {
+				row = append(row, "")
+			}
+		}
+		pk = append(pk, row)
+	}
+	w.table(ph, pk)
+
+	w.p("## Cost")
+	w.p("")
+	w.p("Mean per suite run (one full suite); money with the protocol's cost weights.")
+	w.p("")
+	var co [][]string
+	for _, x := range r.Cost {
+		co = append(co, []string{x.Design, itoa(x.SuiteRuns), x.PerSuite.ModelCalls.String(), x.PerSuite.ToolCalls.String(),
+			x.PerSuite.Tokens.String(), x.PerSuite.SandboxResets.String(), x.PerSuite.WallMS.String(),
+			strings.TrimSpace(x.MoneyPerSuite.String() + " " + x.Currency), strings.TrimSpace(x.Money.String() + " " + x.Currency)})
+	}
+	w.table([]string{"design", "suite runs", "model calls", "tool calls", "tokens", "sandbox resets", "wall ms", "money per suite", "money total"}, co)
+
+	w.p("## Paired tests")
+	w.p("")
+	w.p("McNemar's exact test on the same (mutant, trial) suite runs: only a / only b count the runs one design detected and the other did not.")
+	w.p("")
+	var pa [][]string
+	for _, x := range r.Paired {
+		pa = append(pa, []string{x.Class, x.A + " vs " + x.B, itoa(x.N), itoa(x.Both), itoa(x.OnlyA), itoa(x.OnlyB), itoa(x.Neither), x.PValue.String()})
+	}
+	w.table([]string{"class", "designs", "n", "both", "only a", "only b", "neither", "p"}, pa)
+
+	w.p("## Agreement")
+	w.p("")
+	if len(r.Agreement) == 0 {
+		w.p("No reviewer labels imported.")
+		w.p("")
+	} else {
+		w.p("Cohen's kappa on the blinded review sample (a design's flag counts as fail); agreement is the observed share.")
+		w.p("")
+		var ag [][]string
+		for _, x := range r.Agreement {
+			ag = append(ag, []string{x.AKind + " " + x.A, x.BKind + " " + x.B, itoa(x.N), rateCell(x.Agree, x.N), kappaString(x.Kappa, "undefined")})
+		}
+		w.table([]string{"a", "b", "n", "agreement", "kappa"}, ag)
+	}
+
+	w.p("## Mutants")
+	w.p("")
+	var mu [][]string
+	for _, x := range r.Mutants {
+		mu = append(mu, []string{x.ID, x.Class, x.Location, x.Operator, x.Status, itoa(x.Reached),
+			fmt.Sprintf("%d/%d", x.TraceDiffs, x.Observations), orDash(strings.Join(x.DetectedBy, ", "))})
+	}
+	w.table([]string{"mutant", "class", "location", "operator", "status", "reached", "trace diffs", "detected by"}, mu)
+	return w.Bytes()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}

@@ -1,0 +1,297 @@
+package reports
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Schema is the results.json schema id.
+const Schema = "baton.results/v1"
+
+// ExitDiscarded is the sentinel a discarded run's error wraps: a design
+// missed the control class, so the harness is broken and no figure stands.
+// main maps it to its own exit code with errors.Is, or takes the reason
+// from a [*DiscardedError] with errors.As.
+//
+//lint:ignore ST1012 the name is the cross-package API the team codes against
+var ExitDiscarded = errors.New("run discarded")
+
+// DiscardedError is the error of a discarded run: [Results.Err] returns it.
+type DiscardedError struct {
+	Reason string
+}
+
+func (e *DiscardedError) Error() string { return ExitDiscarded.Error() + ": " + e.Reason }
+
+// Unwrap returns [ExitDiscarded].
+func (e *DiscardedError) Unwrap() error { return ExitDiscarded }
+
+// Results is every aggregate of a run, in the shape of results.json.
+type Results struct {
+	Schema      string       `json:"schema"`
+	Protocol    ProtocolInfo `json:"protocol"`
+	Validity    Validity     `json:"validity"`
+	Thresholds  Thresholds   `json:"thresholds"`
+	CostWeights CostWeights  `json:"cost_weights"`
+	Warnings    []string     `json:"warnings"`
+
+	Hypotheses          []Hypothesis        `json:"hypotheses"`
+	Detection           []DetectionRow      `json:"detection"`
+	DetectionByMutant   []MutantDetection   `json:"detection_by_mutant"`
+	DetectionByScenario []ScenarioDetection `json:"detection_by_scenario"`
+	Localisation        []LocalisationRow   `json:"localisation"`
+	FalseAlarms         []FalseAlarmRow     `json:"false_alarms"`
+	PassK               []PassKRow          `json:"pass_k"`
+	PassKByCategory     []PassKCategoryRow  `json:"pass_k_by_category"`
+	Agreement           []AgreementRow      `json:"agreement"`
+	Cost                []CostRow           `json:"cost"`
+	Paired              []PairedRow         `json:"paired"`
+	Mutants             []MutantRow         `json:"mutants"`
+	SuiteRuns           []SuiteRunRow       `json:"suite_runs"`
+
+	// TracePattern, when set, links each suite run's scenarios to their
+	// traces in report.html: {build}, {design}, {scenario} and {trial} are
+	// replaced.
+	TracePattern string `json:"trace_pattern,omitempty"`
+}
+
+// Validity is the run's validity gate.
+type Validity struct {
+	Valid  bool   `json:"valid"`
+	Reason string `json:"reason"`
+	// ControlSuiteRuns is how many (design, control mutant, trial) suite
+	// runs the gate checked.
+	ControlSuiteRuns int `json:"control_suite_runs"`
+}
+
+// Err returns nil for a valid run and a [*DiscardedError] (wrapping
+// [ExitDiscarded]) otherwise.
+func (r *Results) Err() error {
+	if r.Validity.Valid {
+		return nil
+	}
+	return &DiscardedError{Reason: r.Validity.Reason}
+}
+
+// SetAgreement stores reviewer agreement rows (from [Agreement]) so the
+// renderers show them.
+func (r *Results) SetAgreement(rows []AgreementRow) { r.Agreement = rows }
+
+// DetectionRow is detection[design][class] over (mutant × trial) suite runs.
+type DetectionRow struct {
+	Design      string `json:"design"`
+	Class       string `json:"class"`
+	Mutants     int    `json:"mutants"`
+	Detected    int    `json:"detected"`
+	RawDetected int    `json:"raw_detected"`
+	N           int    `json:"n"`
+	Rate        F4     `json:"rate"`
+	CI95        CI     `json:"ci95"`
+	RawRate     F4     `json:"raw_rate"`
+	RawCI95     CI     `json:"raw_ci95"`
+}
+
+// MutantDetection is detection per design × mutant over trials.
+type MutantDetection struct {
+	Design      string `json:"design"`
+	Build       string `json:"build"`
+	Class       string `json:"class"`
+	Detected    int    `json:"detected"`
+	RawDetected int    `json:"raw_detected"`
+	N           int    `json:"n"`
+	Rate        F4     `json:"rate"`
+	CI95        CI     `json:"ci95"`
+	RawRate     F4     `json:"raw_rate"`
+	RawCI95     CI     `json:"raw_ci95"`
+}
+
+// ScenarioDetection is the scenario-level matrix: per design × mutant ×
+// scenario, over trials, whether the design flagged the scenario where the
+// clean twin was not flagged (detected) and whether it flagged it at all.
+type ScenarioDetection struct {
+	Design      string `json:"design"`
+	Build       string `json:"build"`
+	Class       string `json:"class"`
+	Scenario    string `json:"scenario"`
+	Detected    int    `json:"detected"`
+	RawDetected int    `json:"raw_detected"`
+	N           int    `json:"n"`
+	Rate        F4     `json:"rate"`
+	CI95        CI     `json:"ci95"`
+	RawRate     F4     `json:"raw_rate"`
+	RawCI95     CI     `json:"raw_ci95"`
+}
+
+// LocalisationRow is localisation[design][class] among detected suite runs.
+type LocalisationRow struct {
+	Design       string `json:"design"`
+	Class        string `json:"class"`
+	Flagged      int    `json:"flagged"`
+	Exact        int    `json:"exact"`
+	Adjacent     int    `json:"adjacent"`
+	ExactRate    F4     `json:"exact_rate"`
+	ExactCI95    CI     `json:"exact_ci95"`
+	AdjacentRate F4     `json:"adjacent_rate"`
+	AdjacentCI95 CI     `json:"adjacent_ci95"`
+}
+
+// FalseAlarmRow is false alarms[design] over clean-build suite runs. A
+// flagged run is explained by a slip when some flagged item had a slip fire,
+// else by a fault when some flagged item had a fault fire, else unexplained.
+type FalseAlarmRow struct {
+	Design           string `json:"design"`
+	Flagged          int    `json:"flagged"`
+	N                int    `json:"n"`
+	Rate             F4     `json:"rate"`
+	CI95             CI     `json:"ci95"`
+	ExplainedBySlip  int    `json:"explained_by_slip"`
+	ExplainedByFault int    `json:"explained_by_fault"`
+	Unexplained      int    `json:"unexplained"`
+	UnexplainedRate  F4     `json:"unexplained_rate"`
+	UnexplainedCI95  CI     `json:"unexplained_ci95"`
+}
+
+// PassKRow is pass^k[build][scenario] from the integrated runs: C passed of
+// N trials; PassK[k-1] is pass^k. Rate and CI95 are pass^1 with its Wilson
+// interval.
+type PassKRow struct {
+	Build    string `json:"build"`
+	Scenario string `json:"scenario"`
+	Category string `json:"category"`
+	N        int    `json:"n"`
+	C        int    `json:"c"`
+	Rate     F4     `json:"rate"`
+	CI95     CI     `json:"ci95"`
+	PassK    []F4   `json:"pass_k"`
+}
+
+// PassKCategoryRow is the mean of pass^k over a category's scenarios, for
+// k = 1..N where N is the fewest trials of any of them.
+type PassKCategoryRow struct {
+	Build     string `json:"build"`
+	Category  string `json:"category"`
+	Scenarios int    `json:"scenarios"`
+	N         int    `json:"n"`
+	PassK     []F4   `json:"pass_k"`
+}
+
+// CostRow is what a design's suites cost: totals over all its suite runs,
+// the mean per suite run (one full suite), and both in money.
+type CostRow struct {
+	Design        string    `json:"design"`
+	SuiteRuns     int       `json:"suite_runs"`
+	ModelCalls    int       `json:"model_calls"`
+	ToolCalls     int       `json:"tool_calls"`
+	Tokens        int       `json:"tokens"`
+	SandboxResets int       `json:"sandbox_resets"`
+	WallMS        int64     `json:"wall_ms"`
+	PerSuite      CostMeans `json:"per_suite"`
+	Money         F4        `json:"money"`
+	MoneyPerSuite F4        `json:"money_per_suite"`
+	Currency      string    `json:"currency"`
+}
+
+// CostMeans is the mean cost of one suite run.
+type CostMeans struct {
+	ModelCalls    F4 `json:"model_calls"`
+	ToolCalls     F4 `json:"tool_calls"`
+	Tokens        F4 `json:"tokens"`
+	SandboxResets F4 `json:"sandbox_resets"`
+	WallMS        F4 `json:"wall_ms"`
+}
+
+// PairedRow is McNemar's exact test of designs A and B on one class, over
+// the (mutant, trial) suite runs both evaluated.
+type PairedRow struct {
+	A       string `json:"a"`
+	B       string `json:"b"`
+	Class   string `json:"class"`
+	N       int    `json:"n"`
+	Both    int    `json:"both"`
+	OnlyA   int    `json:"only_a"`
+	OnlyB   int    `json:"only_b"`
+	Neither int    `json:"neither"`
+	PValue  F4     `json:"p_value"`
+}
+
+// Hypothesis is the verdict on one pre-registered hypothesis.
+type Hypothesis struct {
+	ID        string `json:"id"`
+	Statement string `json:"statement"`
+	Verdict   string `json:"verdict"` // confirmed, refuted, inconclusive
+	Why       string `json:"why"`
+}
+
+// Hypothesis verdicts.
+const (
+	Confirmed    = "confirmed"
+	Refuted      = "refuted"
+	Inconclusive = "inconclusive"
+)
+
+// MutantRow is one mutant's status: killed (some design detected it),
+// survived (its integrated runs differ from the clean twins somewhere but no
+// design detected it), equivalent (no difference anywhere although its seam
+// was reached), no_coverage (no difference and its seam never reached), or
+// not_observed (no integrated runs to compare).
+type MutantRow struct {
+	ID           string   `json:"id"`
+	Class        string   `json:"class"`
+	Location     string   `json:"location"`
+	Operator     string   `json:"operator"`
+	Status       string   `json:"status"`
+	Observations int      `json:"observations"`
+	TraceDiffs   int      `json:"trace_diffs"`
+	Reached      int      `json:"reached"`
+	DetectedBy   []string `json:"detected_by"`
+}
+
+// Mutant statuses.
+const (
+	StatusKilled      = "killed"
+	StatusSurvived    = "survived"
+	StatusEquivalent  = "equivalent"
+	StatusNoCoverage  = "no_coverage"
+	StatusNotObserved = "not_observed"
+)
+
+// SuiteRunRow is one suite run (design, build, trial): what every table is
+// counted from, so an auditor can trace a figure to its runs.
+type SuiteRunRow struct {
+	Design    string   `json:"design"`
+	Build     string   `json:"build"`
+	Class     string   `json:"class"`
+	Trial     int      `json:"trial"`
+	Scenarios int      `json:"scenarios"`
+	Flagged   []string `json:"flagged"`   // scenarios flagged
+	NewFlags  []string `json:"new_flags"` // flagged here, not on the clean twin
+	Raw       bool     `json:"raw"`       // any scenario flagged
+	Detected  bool     `json:"detected"`  // some scenario newly flagged
+	TopBlame  string   `json:"top_blame"` // from the newly flagged scenarios
+	Exact     bool     `json:"exact"`     // TopBlame is the ground truth
+	Adjacent  bool     `json:"adjacent"`  // TopBlame is it or next to it
+	Slipped   bool     `json:"slipped"`   // a flagged item had a slip fire
+	Faulted   bool     `json:"faulted"`   // a flagged item had a fault fire
+	Location  string   `json:"location"`  // ground truth, "" for clean
+	Reached   int      `json:"reached"`   // mutant seam activity summed
+}
+
+// LoadResults reads a results.json written by [WriteAll], for re-rendering
+// (after a review import, for instance).
+func LoadResults(path string) (*Results, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load results: %w", err)
+	}
+	var r Results
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("load results: %s: %w", filepath.Clean(path), err)
+	}
+	if r.Schema != Schema {
+		return nil, fmt.Errorf("load results: %s: schema %q, want %q", path, r.Schema, Schema)
+	}
+	return &r, nil
+}
