@@ -31,6 +31,9 @@ type Input struct {
 	// Inputs selects where design A's per-agent inputs come from: "golden"
 	// (the default) or "recorded" (an integrated run of the same build).
 	Inputs string
+	// Golden holds the scenario's per-agent golden expectations, prepared
+	// once by the caller with PrepareGolden; nil means prepare on demand.
+	Golden []mission.Golden
 }
 
 // ContractChecker checks hand-off wire bytes against the contracts of an

@@ -1,6 +1,3 @@
-// Package mutants holds the seeded defects of the protocol: operators that
-// act at the mission's seams, the catalogue that names each defect with its
-// class and ground-truth location, and switching one on in a build.
 package mutants
 
 import "github.com/baton-lab/baton/mission"
@@ -42,6 +39,8 @@ type Mutant struct {
 	Tool        string `json:"tool,omitempty" yaml:"tool"`
 	Arg         string `json:"arg,omitempty" yaml:"arg"`
 	Value       any    `json:"value,omitempty" yaml:"value"`
+	Decision    string `json:"decision,omitempty" yaml:"decision"`
+	From        string `json:"from,omitempty" yaml:"from"`
 	Description string `json:"description" yaml:"description"`
 
 	// Source is "file:line" of the entry, for error messages.

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/baton-lab/baton/contracts"
+)
+
+func newContractsCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{Use: "contracts", Short: "Work with hand-off contracts"}
+	var files []string
+	var level, edge string
+	var asJSON bool
+	check := &cobra.Command{
+		Use:   "check FILE",
+		Short: "Check a hand-off message (JSON), or a JSON array of one item's messages, against the contracts",
+		Long: `Check a hand-off message against the contract of its edge and print the violations.
+FILE holds one message (a JSON object) or a JSON array of messages for one item on
+one edge, which are also checked as a sequence (stable idempotency key, one owner,
+no second action). The edge is read from each message's "edge" field unless --edge
+is given. Exits 1 when there are violations.`,
+		Args: exactArgs(1, "one FILE (a JSON hand-off message)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			lv, err := contracts.ParseLevel(level)
+			if err != nil {
+				return &usageError{err}
+			}
+			set, err := contracts.Default()
+			if err != nil {
+				return err
+			}
+			if len(files) > 0 {
+				if set, err = contracts.Load(files...); err != nil {
+					return err
+				}
+			}
+			data, err := os.ReadFile(args[0])
+			if err != nil {
+				return fmt.Errorf("read message: %w", err)
+			}
+			msgs, err := splitMessages(args[0], data)
+			if err != nil {
+				return err
+			}
+			var viols []contracts.Violation
+			for _, m := range msgs {
+				e := edge
+				if e == "" {
+					e = edgeOf(m)
+				}
+				viols = append(viols, set.Check(e, m, lv)...)
+			}
+			if len(msgs) > 1 {
+				e := edge
+				if e == "" {
+					e = edgeOf(msgs[0])
+				}
+				viols = append(viols, set.CheckSequence(e, msgs, lv)...)
+			}
+			if asJSON {
+				enc := json.NewEncoder(g.stdout)
+				enc.SetIndent("", "  ")
+				if viols == nil {
+					viols = []contracts.Violation{}
+				}
+				if err := enc.Encode(viols); err != nil {
+					return err
+				}
+			} else if len(viols) == 0 {
+				fmt.Fprintf(g.stdout, "ok: %d message(s), no violations at level %s\n", len(msgs), lv)
+			} else {
+				tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "EDGE\tRULE\tLEVEL\tFIELD\tEXPECTED\tGOT\tMESSAGE")
+				for _, v := range viols {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.Edge, v.Rule, v.Level, v.Field, v.Expected, v.Got, v.Message)
+				}
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+			}
+			if len(viols) > 0 {
+				return fmt.Errorf("%s: %d contract violation(s)", args[0], len(viols))
+			}
+			return nil
+		},
+	}
+	check.Flags().StringArrayVar(&files, "contracts", nil, "contract YAML files or folders to use instead of the default contracts (repeatable)")
+	check.Flags().StringVar(&level, "level", "semantic", "contract strength: schema, ownership or semantic")
+	check.Flags().StringVar(&edge, "edge", "", "the edge (from->to) to check against; default: each message's edge field")
+	check.Flags().BoolVar(&asJSON, "json", false, "print violations as JSON")
+	cmd.AddCommand(check)
+	return cmd
+}
+
+// splitMessages reads one JSON message or a JSON array of messages.
+func splitMessages(name string, data []byte) ([][]byte, error) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		var raw []json.RawMessage
+		if err := json.Unmarshal(trimmed, &raw); err != nil {
+			return nil, fmt.Errorf("%s: not a JSON array of messages: %w", name, err)
+		}
+		out := make([][]byte, len(raw))
+		for i, r := range raw {
+			out[i] = r
+		}
+		return out, nil
+	}
+	return [][]byte{data}, nil
+}
+
+// edgeOf reads a message's edge field, "" when it has none.
+func edgeOf(msg []byte) string {
+	var head struct {
+		Edge string `json:"edge"`
+	}
+	_ = json.Unmarshal(msg, &head)
+	return head.Edge
+}

@@ -1,0 +1,201 @@
+package designs
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/baton-lab/baton/contracts"
+	"github.com/baton-lab/baton/mission"
+)
+
+func testInput(tb testing.TB, sc *mission.Scenario, m mission.Mission) Input {
+	tb.Helper()
+	set, err := contracts.Default()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return Input{Mission: m, Build: mission.Clean(), Scenario: sc, Seed: 7, Contracts: set, Level: contracts.LevelSemantic}
+}
+
+func scenarios(tb testing.TB) []*mission.Scenario {
+	tb.Helper()
+	scs, err := mission.DefaultScenarios()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return scs
+}
+
+// On the clean build with zero slips and zero faults no design flags any
+// scenario: a flag there would be a false alarm built into the harness.
+func TestCleanBuildUnflagged(t *testing.T) {
+	m := mission.Reference()
+	for _, sc := range scenarios(t) {
+		for _, d := range All() {
+			v := d.Evaluate(testInput(t, sc, m))
+			if v.Flagged {
+				t.Errorf("design %s flags clean scenario %s: %+v", d.ID, sc.ID, v.Findings)
+			}
+		}
+	}
+}
+
+// countingMission wraps a mission and sums the cost of every run it was
+// asked to execute, so a test can tie a verdict's counters to execution.
+type countingMission struct {
+	mission.Mission
+	cost        mission.Cost
+	runs, cores int
+}
+
+func (c *countingMission) Run(b mission.Build, sc *mission.Scenario, seed uint64, env mission.Env) *mission.Run {
+	r := c.Mission.Run(b, sc, seed, env)
+	c.runs++
+	c.cost.Add(r.Cost)
+	return r
+}
+
+func (c *countingMission) RunCore(b mission.Build, a mission.Agent, sc *mission.Scenario, in mission.CoreInput, seed uint64, env mission.Env) *mission.CoreRun {
+	r := c.Mission.RunCore(b, a, sc, in, seed, env)
+	c.cores++
+	c.cost.Add(r.Cost)
+	return r
+}
+
+// Each design's cost counters are the sum of what it executed: a design
+// that reported a fixed or estimated cost would fail here.
+func TestCostIsWhatRan(t *testing.T) {
+	scs := scenarios(t)
+	for _, d := range All() {
+		t.Run(d.ID, func(t *testing.T) {
+			var total, executed mission.Cost
+			for _, sc := range scs[:6] {
+				cm := &countingMission{Mission: mission.Reference()}
+				in := testInput(t, sc, cm)
+				in.Golden, _ = PrepareGolden(mission.Reference(), sc)
+				v := d.Evaluate(in)
+				total.Add(v.Cost)
+				executed.Add(cm.cost)
+				if cm.runs+cm.cores == 0 {
+					t.Fatalf("design %s executed nothing on %s", d.ID, sc.ID)
+				}
+			}
+			if diff := cmp.Diff(executed, total); diff != "" {
+				t.Errorf("verdict cost differs from executed cost (-executed +verdict):\n%s", diff)
+			}
+			if total.ModelCalls == 0 || total.SandboxResets == 0 {
+				t.Errorf("cost %+v: no model calls or sandbox resets counted", total)
+			}
+		})
+	}
+}
+
+// Doubling the scenarios doubles the model calls of each design's suite.
+func TestCostScalesWithSuite(t *testing.T) {
+	scs := scenarios(t)[:5]
+	suiteCost := func(d Design, suite []*mission.Scenario) mission.Cost {
+		var c mission.Cost
+		for _, sc := range suite {
+			c.Add(d.Evaluate(testInput(t, sc, mission.Reference())).Cost)
+		}
+		return c
+	}
+	for _, d := range All() {
+		one := suiteCost(d, scs)
+		two := suiteCost(d, append(append([]*mission.Scenario{}, scs...), scs...))
+		if two.ModelCalls != 2*one.ModelCalls || two.ToolCalls != 2*one.ToolCalls || two.SandboxResets != 2*one.SandboxResets {
+			t.Errorf("design %s: suite %+v, doubled suite %+v", d.ID, one, two)
+		}
+	}
+}
+
+// B runs the whole mission and nothing else; A and C run cores alone and
+// never the whole mission (with golden inputs).
+func TestWhatEachDesignExecutes(t *testing.T) {
+	sc := scenarios(t)[0]
+	for _, tc := range []struct {
+		design       Design
+		wantRuns     int
+		wantCoresMin int
+	}{
+		{PerAgent, 0, 3},
+		{EndToEnd, 1, 0},
+		{PerAgentContracts, 0, 3},
+	} {
+		cm := &countingMission{Mission: mission.Reference()}
+		in := testInput(t, sc, cm)
+		in.Golden, _ = PrepareGolden(mission.Reference(), sc)
+		tc.design.Evaluate(in)
+		if cm.runs != tc.wantRuns || cm.cores < tc.wantCoresMin || (tc.wantCoresMin == 0 && cm.cores != 0) {
+			t.Errorf("design %s: %d whole runs, %d core runs; want %d whole runs and at least %d core runs",
+				tc.design.ID, cm.runs, cm.cores, tc.wantRuns, tc.wantCoresMin)
+		}
+	}
+}
+
+func TestRankBlame(t *testing.T) {
+	f := func(rule string, loc mission.Location) Finding { return Finding{Rule: rule, Location: loc} }
+	for _, tc := range []struct {
+		name     string
+		findings []Finding
+		want     []mission.Location
+	}{
+		{"most findings first", []Finding{f("a", "intake"), f("b", "boundary"), f("c", "boundary")}, []mission.Location{"boundary", "intake"}},
+		{"edge before agent on a tie", []Finding{f("a", "intake"), f("contract.enum", "intake->action")}, []mission.Location{"intake->action", "intake"}},
+		{"derived findings rank behind root ones", []Finding{
+			f("contract.derived.enum", "intake->action"), f("contract.derived.rule", "intake->action"), f("trajectory.exact", "intake"),
+		}, []mission.Location{"intake", "intake->action"}},
+		{"no findings", nil, []mission.Location{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, rankBlame(tc.findings)); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestHardRules(t *testing.T) {
+	call := func(name string) mission.ToolCall { return mission.ToolCall{Name: name} }
+	for _, tc := range []struct {
+		name  string
+		agent mission.Agent
+		calls []mission.ToolCall
+		want  []string
+	}{
+		{"clean payment", mission.Boundary, []mission.ToolCall{call("lookup_supplier"), call("approve_invoice"), call("schedule_payment")}, nil},
+		{"payment without look-up", mission.Boundary, []mission.ToolCall{call("approve_invoice"), call("schedule_payment")}, []string{"hard.lookup_before_write"}},
+		{"payment without approval", mission.Boundary, []mission.ToolCall{call("lookup_supplier"), call("schedule_payment")}, []string{"hard.payment_without_approval"}},
+		{"forbidden tool", mission.Intake, []mission.ToolCall{call("escalate")}, []string{"hard.forbidden_tool"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, h := range hardRules(tc.agent, tc.calls) {
+				got = append(got, h.rule)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
+	}
+}
+
+// Designs are blind: nothing under designs/ depends on the mutants package.
+func TestDesignsDoNotImportMutants(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go not on PATH")
+	}
+	out, err := exec.Command(goBin, "list", "-deps", "-test", "./...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if strings.HasSuffix(pkg, "/mutants") || strings.Contains(pkg, "/mutants/") || strings.HasSuffix(pkg, "/experiment") {
+			t.Errorf("designs depends on %s: designs must not see which mutant is on", pkg)
+		}
+	}
+}

@@ -1,0 +1,49 @@
+package designs
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/sandbox"
+)
+
+// EndToEnd is design B: the whole mission run in a fresh sandbox, its final
+// records and exception report compared with the expected end state.
+var EndToEnd = Design{
+	ID:   "B",
+	Name: "end-to-end",
+	Doc: "Runs the whole mission in a fresh sandbox and compares the final system of record and " +
+		"exception report with the scenario's expected end state (accepting its listed alternatives). " +
+		"Blame comes from the diff: each differing record blames the agent that owns writes to it.",
+	Evaluate: func(in Input) Verdict {
+		start := time.Now()
+		var v Verdict
+		run := in.Mission.Run(in.Build, in.Scenario, in.Seed, in.Env)
+		v.Cost.Add(run.Cost)
+		for _, d := range sandbox.Check(&in.Scenario.Expect, run.End) {
+			kind, item, _ := strings.Cut(d.Record, ":")
+			v.Findings = append(v.Findings, Finding{
+				Rule:     "end_state." + kind,
+				Message:  fmt.Sprintf("%s %s: want %s, got %s", d.Record, d.Field, d.Want, d.Got),
+				Location: mission.Location(sandbox.Writer(kind)),
+				Evidence: Evidence{Run: "integrated", Item: item, Field: d.Field, Seq: lastWrite(run.Trace, kind, item)},
+			})
+		}
+		finish(&v, start)
+		return v
+	},
+}
+
+// lastWrite returns the sequence number of the last tool call in the trace
+// that wrote a record of kind for item, or 0.
+func lastWrite(t *mission.Trace, kind, item string) int {
+	for i := len(t.Events) - 1; i >= 0; i-- {
+		e := t.Events[i]
+		if e.Kind == mission.EventToolCall && sandbox.Writes[e.Tool] == kind && (item == "" || e.Item == item) {
+			return e.Seq
+		}
+	}
+	return 0
+}

@@ -1,0 +1,295 @@
+package designs
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/sandbox"
+	"github.com/baton-lab/baton/score"
+)
+
+// PerAgent is design A: each agent's core run alone on inputs from the
+// scenario's golden expectations (or recorded from an integrated run),
+// scored against its own scorecard.
+var PerAgent = Design{
+	ID:   "A",
+	Name: "per-agent",
+	Doc: "Runs each agent's core alone with mocked neighbours and scores its tool-call trajectory " +
+		"(exact match on name, arguments and order), its structured result against golden, and hard " +
+		"rules (permitted tools, look up before write, no payment without approval). A flag blames the agent.",
+	Evaluate: func(in Input) Verdict {
+		start := time.Now()
+		var v Verdict
+		runAgents(in, &v)
+		finish(&v, start)
+		return v
+	},
+}
+
+// coreOutcome is one agent-item run alone and whether its scorecard held.
+type coreOutcome struct {
+	golden mission.Golden
+	run    *mission.CoreRun
+	failed bool
+}
+
+// runAgents runs every agent-item of the scenario's golden expectations
+// alone, scores each, and appends findings and cost to v.
+func runAgents(in Input, v *Verdict) []coreOutcome {
+	golden, err := goldenFor(in)
+	if err != nil {
+		v.Findings = append(v.Findings, Finding{Rule: "harness.golden", Message: err.Error()})
+		return nil
+	}
+	inputs := goldenInputs(golden)
+	if in.Inputs == InputsRecorded {
+		inputs = recordedInputs(in, v, golden)
+	}
+	counts := &MatcherCounts{}
+	out := make([]coreOutcome, 0, len(golden))
+	for i, g := range golden {
+		cr := in.Mission.RunCore(in.Build, g.Agent, in.Scenario, inputs[i], in.Seed, in.Env)
+		v.Cost.Add(cr.Cost)
+		before := len(v.Findings)
+		scoreCore(g, cr, counts, v)
+		out = append(out, coreOutcome{golden: g, run: cr, failed: len(v.Findings) > before})
+	}
+	v.Matchers = counts
+	return out
+}
+
+// Where design A's per-agent inputs come from.
+const (
+	InputsGolden   = "golden"   // the scenario's golden expectations (mocked neighbours)
+	InputsRecorded = "recorded" // an integrated run of the same build
+)
+
+func goldenInputs(golden []mission.Golden) []mission.CoreInput {
+	in := make([]mission.CoreInput, len(golden))
+	for i, g := range golden {
+		in[i] = g.Input
+	}
+	return in
+}
+
+// recordedInputs runs the build end to end once and takes each agent-item's
+// received messages from its trace; an agent-item that received nothing in
+// the integrated run keeps no messages.
+func recordedInputs(in Input, v *Verdict, golden []mission.Golden) []mission.CoreInput {
+	run := in.Mission.Run(in.Build, in.Scenario, in.Seed, in.Env)
+	v.Cost.Add(run.Cost)
+	received := map[string][][]byte{}
+	for _, e := range run.Trace.Events {
+		if e.Kind == mission.EventReceived {
+			k := string(e.Agent) + "\x00" + e.Item
+			received[k] = append(received[k], []byte(e.Raw))
+		}
+	}
+	out := make([]mission.CoreInput, len(golden))
+	for i, g := range golden {
+		out[i] = mission.CoreInput{Item: g.Item}
+		if g.Agent != mission.Intake {
+			out[i].Messages = received[string(g.Agent)+"\x00"+g.Item]
+		}
+	}
+	return out
+}
+
+// scoreCore applies one agent's scorecard to its run.
+func scoreCore(g mission.Golden, cr *mission.CoreRun, counts *MatcherCounts, v *Verdict) {
+	loc := mission.AgentLocation(g.Agent)
+	runID := "core:" + string(g.Agent) + ":" + g.Item
+	add := func(rule, msg string, seq int) {
+		v.Findings = append(v.Findings, Finding{Rule: rule, Message: msg, Location: loc,
+			Evidence: Evidence{Run: runID, Seq: seq, Item: g.Item}})
+	}
+
+	m := score.Trajectory(scoreCalls(g.Calls), scoreCalls(cr.Calls))
+	counts.N++
+	counts.Exact += b2i(m.Exact)
+	counts.NameOnly += b2i(m.NameOnly)
+	counts.OrderIgnored += b2i(m.OrderIgnored)
+	if !m.Exact {
+		i := firstDifference(g.Calls, cr.Calls)
+		add("trajectory.exact", fmt.Sprintf("%s %s: tool call %d differs from golden: want %s, got %s",
+			g.Agent, g.Item, i+1, describeCall(g.Calls, i), describeCall(cr.Calls, i)), callSeq(cr.Trace, i))
+	}
+
+	switch resultVerdict(g.Result, cr.Result) {
+	case resultIncorrect:
+		add("result.golden", fmt.Sprintf("%s %s: structured result differs from golden: %s",
+			g.Agent, g.Item, resultDiff(g.Result, cr.Result)), lastSeq(cr.Trace, mission.EventResult))
+	case resultUnscoreable:
+		add("result.unscoreable", fmt.Sprintf("%s %s: no structured result to score (unscoreable is never a pass)",
+			g.Agent, g.Item), lastSeq(cr.Trace, mission.EventResult))
+	}
+
+	for _, h := range hardRules(g.Agent, cr.Calls) {
+		add(h.rule, fmt.Sprintf("%s %s: %s", g.Agent, g.Item, h.msg), callSeq(cr.Trace, h.call))
+	}
+}
+
+type resultClass int
+
+const (
+	resultCorrect resultClass = iota
+	resultIncorrect
+	resultUnscoreable
+)
+
+// resultVerdict compares a structured result with golden as JSON values.
+// With no golden or no result there is nothing to score.
+func resultVerdict(want, got mission.Result) resultClass {
+	if want == nil || got == nil {
+		return resultUnscoreable
+	}
+	if bytes.Equal(canonical(want), canonical(got)) {
+		return resultCorrect
+	}
+	return resultIncorrect
+}
+
+// resultDiff names the top-level result fields that differ.
+func resultDiff(want, got mission.Result) string {
+	keys := map[string]bool{}
+	for k := range want {
+		keys[k] = true
+	}
+	for k := range got {
+		keys[k] = true
+	}
+	var diffs []string
+	for _, k := range sortedKeys(keys) {
+		w, g := canonical(want[k]), canonical(got[k])
+		if !bytes.Equal(w, g) {
+			diffs = append(diffs, fmt.Sprintf("%s: want %s, got %s", k, clip(w), clip(g)))
+		}
+	}
+	return strings.Join(diffs, "; ")
+}
+
+type hardFinding struct {
+	rule, msg string
+	call      int
+}
+
+// hardRules checks the rules every agent's scorecard holds whatever the
+// scenario: only permitted tools, a supplier look-up before a payment, and
+// no payment without an approval.
+func hardRules(agent mission.Agent, calls []mission.ToolCall) []hardFinding {
+	var out []hardFinding
+	looked, approved := false, false
+	for i, c := range calls {
+		if !sandbox.Permitted(string(agent), c.Name) {
+			out = append(out, hardFinding{"hard.forbidden_tool", fmt.Sprintf("called %s, which %s may not call", c.Name, agent), i})
+		}
+		switch c.Name {
+		case sandbox.LookupSupplier:
+			looked = looked || c.Error == ""
+		case sandbox.ApproveInvoice:
+			approved = approved || c.Error == ""
+		case sandbox.SchedulePayment:
+			if !looked {
+				out = append(out, hardFinding{"hard.lookup_before_write", "scheduled a payment without looking the supplier up first", i})
+			}
+			if !approved {
+				out = append(out, hardFinding{"hard.payment_without_approval", "scheduled a payment without an approval", i})
+			}
+		}
+	}
+	return out
+}
+
+func scoreCalls(calls []mission.ToolCall) []score.Call {
+	out := make([]score.Call, len(calls))
+	for i, c := range calls {
+		out[i] = score.Call{Name: c.Name, Args: map[string]any(c.Args)}
+	}
+	return out
+}
+
+func firstDifference(want, got []mission.ToolCall) int {
+	n := min(len(want), len(got))
+	for i := 0; i < n; i++ {
+		if want[i].Name != got[i].Name || !bytes.Equal(canonical(want[i].Args), canonical(got[i].Args)) {
+			return i
+		}
+	}
+	return n
+}
+
+func describeCall(calls []mission.ToolCall, i int) string {
+	if i >= len(calls) {
+		return "no call"
+	}
+	return calls[i].Name + clip(canonical(calls[i].Args))
+}
+
+// callSeq returns the trace sequence number of the i-th logical tool call
+// (first attempts only), or 0.
+func callSeq(t *mission.Trace, i int) int {
+	if t == nil {
+		return 0
+	}
+	n := 0
+	for _, e := range t.Events {
+		if e.Kind == mission.EventToolCall && e.Attempt == 0 {
+			if n == i {
+				return e.Seq
+			}
+			n++
+		}
+	}
+	return 0
+}
+
+func lastSeq(t *mission.Trace, kind mission.EventKind) int {
+	if t == nil {
+		return 0
+	}
+	for i := len(t.Events) - 1; i >= 0; i-- {
+		if t.Events[i].Kind == kind {
+			return t.Events[i].Seq
+		}
+	}
+	return 0
+}
+
+// canonical marshals a JSON value with sorted keys (encoding/json sorts map
+// keys), so equal values give equal bytes.
+func canonical(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return []byte(fmt.Sprintf("%q", err.Error()))
+	}
+	return b
+}
+
+func clip(b []byte) string {
+	const max = 120
+	if len(b) > max {
+		return string(b[:max]) + "…"
+	}
+	return string(b)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

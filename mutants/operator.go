@@ -1,0 +1,348 @@
+package mutants
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/sandbox"
+)
+
+// Seam names the hook of [mission.Seams] an operator acts through.
+type Seam string
+
+// The seams, in the order of [mission.Seams].
+const (
+	SeamDecide   Seam = "decide"    // core decision
+	SeamToolArgs Seam = "tool_args" // tool arguments
+	SeamRetryKey Seam = "retry_key" // idempotency key on retries
+	SeamEmit     Seam = "emit"      // emitter: payload and envelope
+	SeamParse    Seam = "parse"     // parser: how the consumer reads
+	SeamRoute    Seam = "route"     // ownership routing in the transport
+	SeamDedup    Seam = "dedup"     // transport de-duplication
+)
+
+// AllSeams lists every seam.
+var AllSeams = []Seam{SeamDecide, SeamToolArgs, SeamRetryKey, SeamEmit, SeamParse, SeamRoute, SeamDedup}
+
+func (s Seam) String() string { return string(s) }
+
+// OnEdge reports whether the seam sits on a hand-off, so that a mutant acting
+// through it is placed by an edge; the other seams sit inside one agent's
+// core and are placed by an agent.
+func (s Seam) OnEdge() bool {
+	switch s {
+	case SeamEmit, SeamParse, SeamRoute, SeamDedup:
+		return true
+	}
+	return false
+}
+
+// Param names an operator parameter: a key of a catalogue entry beside id,
+// class, operator, edge, agent and description.
+type Param string
+
+// The operator parameters.
+const (
+	ParamField    Param = "field"    // a payload field of the edge
+	ParamTo       Param = "to"       // the new name (rename_field) or the new choice (flip_decision)
+	ParamFormat   Param = "format"   // a format of reformat_field
+	ParamTool     Param = "tool"     // a tool the agent may call
+	ParamArg      Param = "arg"      // a tool argument
+	ParamValue    Param = "value"    // a value: an argument's (wrong_tool_arg) or an agent (double_owner, reroute)
+	ParamDecision Param = "decision" // a core decision kind
+	ParamFrom     Param = "from"     // the choice a decision must have for flip_decision to act
+)
+
+// AllParams lists every parameter in the order catalogue entries write them.
+var AllParams = []Param{ParamField, ParamTo, ParamFormat, ParamTool, ParamArg, ParamValue, ParamDecision, ParamFrom}
+
+func (p Param) String() string { return string(p) }
+
+// Formats of reformat_field.
+const (
+	// FormatCents writes a number as an integer count of cents: 1234.5
+	// becomes 123450. A consumer that reads amounts in units pays or
+	// compares a hundred times the amount.
+	FormatCents = "cents"
+	// FormatDateDMY writes a YYYY-MM-DD date as DD/MM/YYYY: "2025-03-04"
+	// becomes "04/03/2025". The consumer reads it as MM/DD when both parts
+	// are at most 12, else falls back to its default date.
+	FormatDateDMY = "date_dmy"
+	// FormatDecimalComma writes a number as a string with two decimals and a
+	// decimal comma: 1234.5 becomes "1234,50". The lenient consumer takes
+	// the comma as a thousands separator and reads 123450.
+	FormatDecimalComma = "decimal_comma"
+)
+
+// Formats lists the formats of reformat_field.
+var Formats = []string{FormatCents, FormatDateDMY, FormatDecimalComma}
+
+// DecisionKinds lists the core decisions the mission passes to
+// [mission.Seams.Decide].
+var DecisionKinds = []string{"classify", "proposal", "decision", "escalate", "route"}
+
+// Operator is one kind of seeded defect: what it does, the seam it acts
+// through and the parameters a catalogue entry must give it. Operators are
+// values; [Operators] lists them.
+type Operator struct {
+	Name string
+	Doc  string
+	Seam Seam
+	// Params are the parameters an entry must give; Optional those it may.
+	// Any other parameter is an error.
+	Params   []Param
+	Optional []Param
+	// Validate checks an entry whose required parameters are present and
+	// whose edge or agent the mission has. It returns a *FieldError.
+	Validate func(m *Mutant) error
+	// New returns the seams of a valid entry, reporting to oracle (which may
+	// be nil) every time they change something on their target.
+	New func(m *Mutant, oracle *mission.Oracle) mission.Seams
+}
+
+// Takes reports whether the operator uses parameter p.
+func (op *Operator) Takes(p Param) bool {
+	return slices.Contains(op.Params, p) || slices.Contains(op.Optional, p)
+}
+
+// FieldError is a problem with one key of a catalogue entry.
+type FieldError struct {
+	Field   string // the entry's key: "edge", "field", "tool", ...
+	Problem string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Problem }
+
+func fieldErrorf(field Param, format string, args ...any) error {
+	return &FieldError{Field: string(field), Problem: fmt.Sprintf(format, args...)}
+}
+
+// Operators returns every operator, sorted by name. The slice is new on
+// every call; the operators are shared.
+func Operators() []*Operator {
+	out := make([]*Operator, len(operators))
+	copy(out, operators)
+	return out
+}
+
+// OperatorByName returns the operator called name.
+func OperatorByName(name string) (*Operator, bool) {
+	i, ok := slices.BinarySearchFunc(operators, name, func(op *Operator, n string) int { return strings.Compare(op.Name, n) })
+	if !ok {
+		return nil, false
+	}
+	return operators[i], true
+}
+
+// OperatorNames returns the operator names, sorted.
+func OperatorNames() []string {
+	out := make([]string, len(operators))
+	for i, op := range operators {
+		out[i] = op.Name
+	}
+	return out
+}
+
+// operators is sorted by name.
+var operators = func() []*Operator {
+	ops := []*Operator{
+		{
+			Name:     "drop_field",
+			Doc:      "The emitter no longer writes payload field `field` on `edge`; the consumer falls back to its silent default.",
+			Seam:     SeamEmit,
+			Params:   []Param{ParamField},
+			Validate: validatePayloadField,
+			New:      newDropField,
+		},
+		{
+			Name:     "rename_field",
+			Doc:      "The emitter writes payload field `field` on `edge` under the name `to`; the consumer, reading the old name, falls back to its default.",
+			Seam:     SeamEmit,
+			Params:   []Param{ParamField, ParamTo},
+			Validate: validateRename,
+			New:      newRenameField,
+		},
+		{
+			Name: "reformat_field",
+			Doc: "The emitter writes payload field `field` on `edge` in another `format`: " +
+				"cents (a number as an integer count of cents), date_dmy (a YYYY-MM-DD date as DD/MM/YYYY) or " +
+				"decimal_comma (a number as a string with a decimal comma, \"1234,50\"). A value of the wrong type for the format is left alone.",
+			Seam:     SeamEmit,
+			Params:   []Param{ParamField, ParamFormat},
+			Validate: validateReformat,
+			New:      newReformatField,
+		},
+		{
+			Name:     "retry_without_key",
+			Doc:      "`agent` retries a failed call of write `tool` without an idempotency key, so a retry after a timeout that did commit applies the write again.",
+			Seam:     SeamRetryKey,
+			Params:   []Param{ParamTool},
+			Validate: validateWriteTool,
+			New:      newRetryWithoutKey,
+		},
+		{
+			Name:     "fresh_key_on_retry",
+			Doc:      "`agent` retries a failed call of write `tool` under a fresh idempotency key (key#retryN), so a retry after a timeout that did commit applies the write again.",
+			Seam:     SeamRetryKey,
+			Params:   []Param{ParamTool},
+			Validate: validateWriteTool,
+			New:      newFreshKeyOnRetry,
+		},
+		{
+			Name: "redeliver_without_dedup",
+			Doc:  "The transport no longer drops a redelivered copy of a message on `edge` whose idempotency key it has already delivered; the consumer acts on it twice.",
+			Seam: SeamDedup,
+			New:  newRedeliverWithoutDedup,
+		},
+		{
+			Name: "clear_owner",
+			Doc:  "The emitter on `edge` writes an empty next_owner; the transport delivers the message to nobody.",
+			Seam: SeamEmit,
+			New:  newClearOwner,
+		},
+		{
+			Name:     "double_owner",
+			Doc:      "The emitter on `edge` names agent `value` as a second next owner; both act on the item, each reading the message as its own input kind.",
+			Seam:     SeamEmit,
+			Params:   []Param{ParamValue},
+			Validate: validateOtherOwner,
+			New:      newDoubleOwner,
+		},
+		{
+			Name: "escalation_flag_meaning",
+			Doc:  "The consumer on `edge` reads escalation \"requested\" (please escalate) as \"escalated\" (a person already has it), so nobody escalates.",
+			Seam: SeamParse,
+			New:  newEscalationFlagMeaning,
+		},
+		{
+			Name: "assume_other_escalated",
+			Doc:  "The producer on `edge` writes escalation \"escalated\", with no ticket, where it means \"requested\": it assumes the consumer's side has already escalated.",
+			Seam: SeamEmit,
+			New:  newAssumeOtherEscalated,
+		},
+		{
+			Name:     "wrong_tool_arg",
+			Doc:      "`agent` passes argument `arg` = `value` to every call of `tool`.",
+			Seam:     SeamToolArgs,
+			Params:   []Param{ParamTool, ParamArg, ParamValue},
+			Validate: validateToolArg,
+			New:      newWrongToolArg,
+		},
+		{
+			Name:     "flip_decision",
+			Doc:      "`agent`'s core acts on choice `to` at its `decision` (classify, proposal, decision, escalate or route) wherever it chose `from` (any other choice when `from` is empty).",
+			Seam:     SeamDecide,
+			Params:   []Param{ParamDecision, ParamTo},
+			Optional: []Param{ParamFrom},
+			Validate: validateDecision,
+			New:      newFlipDecision,
+		},
+		{
+			Name:     "reroute",
+			Doc:      "The transport's routing table sends every message on `edge` to agent `value` instead of the owner the envelope names; the wire message is unchanged.",
+			Seam:     SeamRoute,
+			Params:   []Param{ParamValue},
+			Validate: validateOtherOwner,
+			New:      newReroute,
+		},
+	}
+	slices.SortFunc(ops, func(a, b *Operator) int { return strings.Compare(a.Name, b.Name) })
+	return ops
+}()
+
+// validatePayloadField checks that the entry's field is written on its edge.
+func validatePayloadField(m *Mutant) error {
+	e, _ := mission.ParseEdge(m.Edge)
+	fields := mission.PayloadFields(e)
+	if !slices.Contains(fields, m.Field) {
+		if slices.Contains(mission.EnvelopeFields, m.Field) {
+			return fieldErrorf(ParamField, "%q is an envelope field, not a payload field of %s (envelope fields have operators of their own)", m.Field, m.Edge)
+		}
+		return fieldErrorf(ParamField, "edge %s (%s) carries no payload field %q (it carries %s)", m.Edge, mission.EdgeKind(e), m.Field, strings.Join(fields, ", "))
+	}
+	return nil
+}
+
+func validateRename(m *Mutant) error {
+	if err := validatePayloadField(m); err != nil {
+		return err
+	}
+	e, _ := mission.ParseEdge(m.Edge)
+	switch {
+	case m.To == m.Field:
+		return fieldErrorf(ParamTo, "renames %q to itself", m.Field)
+	case slices.Contains(mission.PayloadFields(e), m.To):
+		return fieldErrorf(ParamTo, "edge %s already carries a payload field %q", m.Edge, m.To)
+	}
+	return nil
+}
+
+func validateReformat(m *Mutant) error {
+	if err := validatePayloadField(m); err != nil {
+		return err
+	}
+	if !slices.Contains(Formats, m.Format) {
+		return fieldErrorf(ParamFormat, "unknown format %q (want one of %s)", m.Format, strings.Join(Formats, ", "))
+	}
+	return nil
+}
+
+// validateTool checks that the entry's agent may call its tool.
+func validateTool(m *Mutant) error {
+	if !sandbox.Permitted(m.Agent, m.Tool) {
+		return fieldErrorf(ParamTool, "agent %s may not call %q (it may call %s)", m.Agent, m.Tool, strings.Join(sandbox.Permissions[m.Agent], ", "))
+	}
+	return nil
+}
+
+func validateWriteTool(m *Mutant) error {
+	if err := validateTool(m); err != nil {
+		return err
+	}
+	if _, ok := sandbox.Writes[m.Tool]; !ok {
+		return fieldErrorf(ParamTool, "%q is a read; only writes carry an idempotency key", m.Tool)
+	}
+	return nil
+}
+
+func validateToolArg(m *Mutant) error {
+	if err := validateTool(m); err != nil {
+		return err
+	}
+	if m.Value == nil {
+		return fieldErrorf(ParamValue, "missing")
+	}
+	if _, err := jsonValue(m.Value); err != nil {
+		return fieldErrorf(ParamValue, "%v", err)
+	}
+	return nil
+}
+
+// validateOtherOwner checks that value names an agent other than the edge's
+// consumer.
+func validateOtherOwner(m *Mutant) error {
+	s, ok := m.Value.(string)
+	if !ok {
+		return fieldErrorf(ParamValue, "want an agent name, got %v", m.Value)
+	}
+	if !mission.HasAgent(mission.Agent(s)) {
+		return fieldErrorf(ParamValue, "the mission has no agent %q", s)
+	}
+	e, _ := mission.ParseEdge(m.Edge)
+	if mission.Agent(s) == e.To {
+		return fieldErrorf(ParamValue, "%s already owns what %s carries", s, m.Edge)
+	}
+	return nil
+}
+
+func validateDecision(m *Mutant) error {
+	if !slices.Contains(DecisionKinds, m.Decision) {
+		return fieldErrorf(ParamDecision, "unknown decision %q (want one of %s)", m.Decision, strings.Join(DecisionKinds, ", "))
+	}
+	if m.From != "" && m.From == m.To {
+		return fieldErrorf(ParamTo, "flips %q to itself", m.From)
+	}
+	return nil
+}

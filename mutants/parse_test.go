@@ -1,0 +1,381 @@
+package mutants
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const goodYAML = `mutants:
+  - id: u-drop-tax
+    class: context_loss
+    operator: drop_field
+    edge: intake->action
+    field: tax
+    description: tax dropped
+  - id: u-wrong-amount
+    class: control
+    operator: wrong_tool_arg
+    agent: boundary
+    tool: schedule_payment
+    arg: amount
+    value: 1
+`
+
+func TestParse(t *testing.T) {
+	c, err := Parse("user.yaml", []byte(goodYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []*Mutant{
+		{ID: "u-drop-tax", Class: ContextLoss, Operator: "drop_field", Edge: "intake->action", Field: "tax", Description: "tax dropped", Source: "user.yaml:2"},
+		{ID: "u-wrong-amount", Class: Control, Operator: "wrong_tool_arg", Agent: "boundary", Tool: "schedule_payment", Arg: "amount", Value: 1.0, Source: "user.yaml:8"},
+	}
+	if diff := cmp.Diff(want, c.Mutants); diff != "" {
+		t.Errorf("mutants (-want +got):\n%s", diff)
+	}
+	if got := c.Mutants[0].Location(); got != "intake->action" {
+		t.Errorf("Location = %q", got)
+	}
+	if got := c.Mutants[1].Location(); got != "boundary" {
+		t.Errorf("Location = %q", got)
+	}
+}
+
+// TestParseErrors feeds one bad entry (or file) per case; each error must
+// name the file, the line and the entry.
+func TestParseErrors(t *testing.T) {
+	entry := func(lines ...string) string {
+		return "mutants:\n  - " + strings.Join(lines, "\n    ") + "\n"
+	}
+	tests := []struct {
+		name string
+		yaml string
+		want Error // Problem is matched as a substring
+	}{
+		{
+			name: "unknown operator",
+			yaml: entry("id: a", "class: context_loss", "operator: drop_everything", "edge: intake->action"),
+			want: Error{Line: 4, Mutant: "a", Field: "operator", Problem: `unknown operator "drop_everything"`},
+		},
+		{
+			name: "missing operator",
+			yaml: entry("id: a", "class: context_loss", "edge: intake->action"),
+			want: Error{Line: 2, Mutant: "a", Field: "operator", Problem: "missing"},
+		},
+		{
+			name: "unknown class",
+			yaml: entry("id: a", "class: flakiness", "operator: clear_owner", "edge: intake->action"),
+			want: Error{Line: 3, Mutant: "a", Field: "class", Problem: `unknown class "flakiness"`},
+		},
+		{
+			name: "missing class",
+			yaml: entry("id: a", "operator: clear_owner", "edge: intake->action"),
+			want: Error{Line: 2, Mutant: "a", Field: "class", Problem: "missing"},
+		},
+		{
+			name: "edge the mission does not have",
+			yaml: entry("id: a", "class: ambiguous_ownership", "operator: clear_owner", "edge: intake->boundary"),
+			want: Error{Line: 5, Mutant: "a", Field: "edge", Problem: "the mission has no edge intake->boundary"},
+		},
+		{
+			name: "malformed edge",
+			yaml: entry("id: a", "class: ambiguous_ownership", "operator: clear_owner", "edge: intake"),
+			want: Error{Line: 5, Mutant: "a", Field: "edge", Problem: "want from->to"},
+		},
+		{
+			name: "missing edge",
+			yaml: entry("id: a", "class: ambiguous_ownership", "operator: clear_owner"),
+			want: Error{Line: 2, Mutant: "a", Field: "edge", Problem: "missing"},
+		},
+		{
+			name: "agent instead of edge",
+			yaml: entry("id: a", "class: ambiguous_ownership", "operator: clear_owner", "edge: intake->action", "agent: intake"),
+			want: Error{Line: 6, Mutant: "a", Field: "agent", Problem: "give an edge, not an agent"},
+		},
+		{
+			name: "agent the mission does not have",
+			yaml: entry("id: a", "class: control", "operator: wrong_tool_arg", "agent: treasurer", "tool: schedule_payment", "arg: amount", "value: 1"),
+			want: Error{Line: 5, Mutant: "a", Field: "agent", Problem: `the mission has no agent "treasurer"`},
+		},
+		{
+			name: "edge instead of agent",
+			yaml: entry("id: a", "class: control", "operator: wrong_tool_arg", "edge: intake->action", "tool: schedule_payment", "arg: amount", "value: 1"),
+			want: Error{Line: 5, Mutant: "a", Field: "edge", Problem: "give an agent, not an edge"},
+		},
+		{
+			name: "field the edge does not carry",
+			yaml: entry("id: a", "class: context_loss", "operator: drop_field", "edge: boundary->monitor", "field: po_number"),
+			want: Error{Line: 6, Mutant: "a", Field: "field", Problem: `carries no payload field "po_number"`},
+		},
+		{
+			name: "envelope field",
+			yaml: entry("id: a", "class: context_loss", "operator: drop_field", "edge: intake->action", "field: next_owner"),
+			want: Error{Line: 6, Mutant: "a", Field: "field", Problem: "envelope field"},
+		},
+		{
+			name: "rename onto a carried field",
+			yaml: entry("id: a", "class: contract_drift", "operator: rename_field", "edge: intake->action", "field: net", "to: gross"),
+			want: Error{Line: 7, Mutant: "a", Field: "to", Problem: `already carries a payload field "gross"`},
+		},
+		{
+			name: "unknown format",
+			yaml: entry("id: a", "class: contract_drift", "operator: reformat_field", "edge: intake->action", "field: net", "format: roman"),
+			want: Error{Line: 7, Mutant: "a", Field: "format", Problem: `unknown format "roman"`},
+		},
+		{
+			name: "tool the agent may not call",
+			yaml: entry("id: a", "class: control", "operator: wrong_tool_arg", "agent: intake", "tool: schedule_payment", "arg: amount", "value: 1"),
+			want: Error{Line: 6, Mutant: "a", Field: "tool", Problem: `agent intake may not call "schedule_payment"`},
+		},
+		{
+			name: "retry of a read",
+			yaml: entry("id: a", "class: duplicate_action", "operator: retry_without_key", "agent: intake", "tool: lookup_supplier"),
+			want: Error{Line: 6, Mutant: "a", Field: "tool", Problem: "is a read"},
+		},
+		{
+			name: "missing required param",
+			yaml: entry("id: a", "class: control", "operator: wrong_tool_arg", "agent: boundary", "tool: schedule_payment", "value: 1"),
+			want: Error{Line: 2, Mutant: "a", Field: "arg", Problem: "missing: wrong_tool_arg needs tool, arg, value"},
+		},
+		{
+			name: "param the operator does not take",
+			yaml: entry("id: a", "class: ambiguous_ownership", "operator: clear_owner", "edge: intake->action", "field: currency"),
+			want: Error{Line: 6, Mutant: "a", Field: "field", Problem: "clear_owner takes no field"},
+		},
+		{
+			name: "double owner naming the consumer",
+			yaml: entry("id: a", "class: ambiguous_ownership", "operator: double_owner", "edge: intake->action", "value: action"),
+			want: Error{Line: 6, Mutant: "a", Field: "value", Problem: "action already owns"},
+		},
+		{
+			name: "double owner naming no agent",
+			yaml: entry("id: a", "class: ambiguous_ownership", "operator: double_owner", "edge: intake->action", "value: auditor"),
+			want: Error{Line: 6, Mutant: "a", Field: "value", Problem: `no agent "auditor"`},
+		},
+		{
+			name: "unknown decision",
+			yaml: entry("id: a", "class: control", "operator: flip_decision", "agent: boundary", "decision: vibe", "to: escalated"),
+			want: Error{Line: 6, Mutant: "a", Field: "decision", Problem: `unknown decision "vibe"`},
+		},
+		{
+			name: "null value",
+			yaml: entry("id: a", "class: control", "operator: wrong_tool_arg", "agent: boundary", "tool: schedule_payment", "arg: amount", "value: null"),
+			want: Error{Line: 8, Mutant: "a", Field: "value", Problem: "null"},
+		},
+		{
+			name: "unknown key",
+			yaml: entry("id: a", "class: ambiguous_ownership", "operator: clear_owner", "edge: intake->action", "severity: high"),
+			want: Error{Line: 6, Mutant: "a", Field: "severity", Problem: "unknown key"},
+		},
+		{
+			name: "repeated key",
+			yaml: entry("id: a", "class: ambiguous_ownership", "operator: clear_owner", "edge: intake->action", "edge: action->boundary"),
+			want: Error{Line: 6, Mutant: "a", Field: "edge", Problem: "repeated key"},
+		},
+		{
+			name: "list where a string belongs",
+			yaml: entry("id: a", "class: [context_loss]", "operator: clear_owner", "edge: intake->action"),
+			want: Error{Line: 3, Mutant: "a", Field: "class", Problem: "want a string, got a list"},
+		},
+		{
+			name: "missing id names the entry by position",
+			yaml: "mutants:\n  - id: a\n    class: control\n    operator: clear_owner\n    edge: intake->action\n  - class: context_loss\n    operator: clear_owner\n    edge: intake->action\n",
+			want: Error{Line: 6, Mutant: "#2", Field: "id", Problem: "missing"},
+		},
+		{
+			name: "bad id",
+			yaml: entry("id: a b", "class: ambiguous_ownership", "operator: clear_owner", "edge: intake->action"),
+			want: Error{Line: 2, Mutant: "a b", Field: "id", Problem: "use letters"},
+		},
+		{
+			name: "duplicate id",
+			yaml: "mutants:\n  - id: a\n    class: ambiguous_ownership\n    operator: clear_owner\n    edge: intake->action\n  - id: a\n    class: ambiguous_ownership\n    operator: clear_owner\n    edge: action->boundary\n",
+			want: Error{Line: 6, Mutant: "a", Field: "id", Problem: "duplicate id (first at f.yaml:2)"},
+		},
+		{
+			name: "entry not a mapping",
+			yaml: "mutants:\n  - drop_field\n",
+			want: Error{Line: 2, Mutant: "#1", Problem: "want a mapping"},
+		},
+		{
+			name: "unknown top-level key",
+			yaml: "mutant:\n  - id: a\n",
+			want: Error{Line: 1, Field: "mutant", Problem: "unknown key"},
+		},
+		{
+			name: "no entries",
+			yaml: "mutants: []\n",
+			want: Error{Line: 1, Field: "mutants", Problem: "no entries"},
+		},
+		{
+			name: "empty file",
+			yaml: "",
+			want: Error{Line: 1, Problem: "empty catalogue"},
+		},
+		{
+			name: "syntax error",
+			yaml: "mutants:\n  - id: a\n    class: x: y\n",
+			want: Error{Line: 3, Problem: "yaml:"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("f.yaml", []byte(tt.yaml))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			var got *Error
+			if !errors.As(err, &got) {
+				t.Fatalf("error %v is not an *Error", err)
+			}
+			if !strings.Contains(got.Problem, tt.want.Problem) {
+				t.Errorf("problem %q does not contain %q", got.Problem, tt.want.Problem)
+			}
+			tt.want.File, tt.want.Problem = "f.yaml", got.Problem
+			if diff := cmp.Diff(&tt.want, got); diff != "" {
+				t.Errorf("error %v (-want +got):\n%s", err, diff)
+			}
+			if !strings.HasPrefix(err.Error(), "f.yaml:") {
+				t.Errorf("error %q does not start with the file", err)
+			}
+		})
+	}
+}
+
+func TestParseReportsEveryError(t *testing.T) {
+	yaml := "mutants:\n  - id: a\n    class: nope\n    operator: clear_owner\n    edge: intake->action\n  - id: b\n    class: control\n    operator: nope\n"
+	_, err := Parse("f.yaml", []byte(yaml))
+	want := "f.yaml:3: mutant a: class: unknown class \"nope\"" // first line of the joined error
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("error %v, want it to start with %q", err, want)
+	}
+	if !strings.Contains(err.Error(), "f.yaml:8: mutant b: operator: unknown operator \"nope\"") {
+		t.Errorf("second entry's error missing from %v", err)
+	}
+}
+
+func writeFile(tb testing.TB, name, data string) string {
+	tb.Helper()
+	p := filepath.Join(tb.TempDir(), name)
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadModes(t *testing.T) {
+	def, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := writeFile(t, "user.yaml", goodYAML)
+
+	rep, err := Load(path, def, ModeReplace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(rep); !cmp.Equal([]string{"u-drop-tax", "u-wrong-amount"}, got) {
+		t.Errorf("replace: ids %v", got)
+	}
+
+	ext, err := Load(path, def, ModeExtend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(append(ids(def), "u-drop-tax", "u-wrong-amount"), ids(ext)); diff != "" {
+		t.Errorf("extend: ids (-want +got):\n%s", diff)
+	}
+	extNil, err := Load(path, nil, ModeExtend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(ids(ext), ids(extNil)); diff != "" {
+		t.Errorf("extend of nil base is not extend of the default (-want +got):\n%s", diff)
+	}
+
+	hashes := map[string]string{"default": def.Hash(), "replace": rep.Hash(), "extend": ext.Hash()}
+	seen := map[string]string{}
+	for name, h := range hashes {
+		if len(h) != 64 {
+			t.Errorf("%s: hash %q is not hex SHA-256", name, h)
+		}
+		if other, dup := seen[h]; dup {
+			t.Errorf("%s and %s have the same hash", name, other)
+		}
+		seen[h] = name
+	}
+	if ext.Hash() != extNil.Hash() {
+		t.Error("the same catalogue loaded twice hashes differently")
+	}
+
+	if _, err := Load(path, def, "merge"); err == nil || !strings.Contains(err.Error(), `mode "merge"`) {
+		t.Errorf("bad mode: error %v", err)
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "missing.yaml"), def, ModeReplace); err == nil {
+		t.Error("missing file: no error")
+	}
+}
+
+func TestLoadExtendDuplicate(t *testing.T) {
+	def, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := def.Mutants[0].ID
+	path := writeFile(t, "user.yaml", "mutants:\n  - id: u1\n    class: context_loss\n    operator: drop_field\n    edge: intake->action\n    field: tax\n  - id: "+id+"\n    class: context_loss\n    operator: drop_field\n    edge: intake->action\n    field: tax\n")
+	_, err = Load(path, def, ModeExtend)
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error %v is not an *Error", err)
+	}
+	want := &Error{File: path, Line: 7, Mutant: id, Field: "id", Problem: e.Problem}
+	if diff := cmp.Diff(want, e); diff != "" || !strings.Contains(e.Problem, "already in the base catalogue") {
+		t.Errorf("error %v (-want +got):\n%s", err, diff)
+	}
+	if _, err := Load(path, def, ModeReplace); err != nil {
+		t.Errorf("replace: the same ids are fine alone: %v", err)
+	}
+}
+
+func ids(c *Catalogue) []string {
+	var out []string
+	for _, m := range c.Mutants {
+		out = append(out, m.ID)
+	}
+	return out
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(goodYAML))
+	f.Add(defaultYAML)
+	f.Add([]byte("mutants:\n  - id: a\n    value: {x: [1, 2]}\n"))
+	f.Add([]byte("mutants: &a [*a]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := Parse("fuzz.yaml", data)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v is not an *Error", err)
+			}
+			return
+		}
+		seen := map[string]bool{}
+		for _, m := range c.Mutants {
+			if errs := m.Validate(); len(errs) > 0 {
+				t.Fatalf("parsed an invalid mutant %s: %v", m.ID, errs)
+			}
+			if seen[m.ID] {
+				t.Fatalf("duplicate id %s", m.ID)
+			}
+			seen[m.ID] = true
+			if _, err := m.Seams(nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,444 @@
+package mutants
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/sandbox"
+)
+
+// Each operator's seams embed mission.NoSeams, override the one hook they act
+// through, and call oracle.Reach whenever they change something on their
+// target: a field present and changed, a retry key changed, a redelivered
+// copy let through. Their fields are set once by the constructor, so they are
+// safe for concurrent use.
+
+var (
+	_ mission.Seams = (*dropField)(nil)
+	_ mission.Seams = (*renameField)(nil)
+	_ mission.Seams = (*reformatField)(nil)
+	_ mission.Seams = (*retryKey)(nil)
+	_ mission.Seams = (*noDedup)(nil)
+	_ mission.Seams = (*clearOwner)(nil)
+	_ mission.Seams = (*doubleOwner)(nil)
+	_ mission.Seams = (*escalationFlagMeaning)(nil)
+	_ mission.Seams = (*assumeOtherEscalated)(nil)
+	_ mission.Seams = (*wrongToolArg)(nil)
+	_ mission.Seams = (*flipDecision)(nil)
+	_ mission.Seams = (*reroute)(nil)
+)
+
+func mustEdge(s string) mission.Edge {
+	e, err := mission.ParseEdge(s)
+	if err != nil {
+		panic(fmt.Sprintf("mutants: %v", err)) // entries are validated before New
+	}
+	return e
+}
+
+// payload returns the message's payload object, if it has one.
+func payload(msg map[string]any) (map[string]any, bool) {
+	p, ok := msg["payload"].(map[string]any)
+	return p, ok
+}
+
+type dropField struct {
+	mission.NoSeams
+	edge   mission.Edge
+	field  string
+	oracle *mission.Oracle
+}
+
+func newDropField(m *Mutant, o *mission.Oracle) mission.Seams {
+	return &dropField{edge: mustEdge(m.Edge), field: m.Field, oracle: o}
+}
+
+func (s *dropField) Emit(e mission.Edge, msg map[string]any) {
+	if e != s.edge {
+		return
+	}
+	p, ok := payload(msg)
+	if !ok {
+		return
+	}
+	if _, ok := p[s.field]; !ok {
+		return
+	}
+	delete(p, s.field)
+	s.oracle.Reach()
+}
+
+type renameField struct {
+	mission.NoSeams
+	edge      mission.Edge
+	field, to string
+	oracle    *mission.Oracle
+}
+
+func newRenameField(m *Mutant, o *mission.Oracle) mission.Seams {
+	return &renameField{edge: mustEdge(m.Edge), field: m.Field, to: m.To, oracle: o}
+}
+
+func (s *renameField) Emit(e mission.Edge, msg map[string]any) {
+	if e != s.edge {
+		return
+	}
+	p, ok := payload(msg)
+	if !ok {
+		return
+	}
+	v, ok := p[s.field]
+	if !ok {
+		return
+	}
+	p[s.to] = v
+	delete(p, s.field)
+	s.oracle.Reach()
+}
+
+type reformatField struct {
+	mission.NoSeams
+	edge          mission.Edge
+	field, format string
+	oracle        *mission.Oracle
+}
+
+func newReformatField(m *Mutant, o *mission.Oracle) mission.Seams {
+	return &reformatField{edge: mustEdge(m.Edge), field: m.Field, format: m.Format, oracle: o}
+}
+
+func (s *reformatField) Emit(e mission.Edge, msg map[string]any) {
+	if e != s.edge {
+		return
+	}
+	p, ok := payload(msg)
+	if !ok {
+		return
+	}
+	v, ok := p[s.field]
+	if !ok {
+		return
+	}
+	if nv, changed := reformat(v, s.format); changed {
+		p[s.field] = nv
+		s.oracle.Reach()
+	}
+}
+
+// reformat writes v in format and reports whether that changed it. A value
+// of the wrong type for the format is returned unchanged.
+func reformat(v any, format string) (any, bool) {
+	switch format {
+	case FormatCents:
+		x, ok := number(v)
+		if !ok {
+			return v, false
+		}
+		c := math.Round(x * 100)
+		return c, c != x
+	case FormatDecimalComma:
+		x, ok := number(v)
+		if !ok {
+			return v, false
+		}
+		return strings.Replace(strconv.FormatFloat(x, 'f', 2, 64), ".", ",", 1), true
+	case FormatDateDMY:
+		d, ok := v.(string)
+		if !ok {
+			return v, false
+		}
+		t, err := time.Parse(time.DateOnly, d)
+		if err != nil {
+			return v, false
+		}
+		return t.Format("02/01/2006"), true
+	}
+	return v, false
+}
+
+// number reads a JSON number as it may sit in a decoded or freshly built
+// message.
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case float32:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+// retryKey is retry_without_key (fresh false) and fresh_key_on_retry (fresh
+// true).
+type retryKey struct {
+	mission.NoSeams
+	agent  mission.Agent
+	tool   string
+	fresh  bool
+	oracle *mission.Oracle
+}
+
+func newRetryWithoutKey(m *Mutant, o *mission.Oracle) mission.Seams {
+	return &retryKey{agent: mission.Agent(m.Agent), tool: m.Tool, oracle: o}
+}
+
+func newFreshKeyOnRetry(m *Mutant, o *mission.Oracle) mission.Seams {
+	return &retryKey{agent: mission.Agent(m.Agent), tool: m.Tool, fresh: true, oracle: o}
+}
+
+func (s *retryKey) RetryKey(agent mission.Agent, tool, _, key string, attempt int) string {
+	if agent != s.agent || tool != s.tool || attempt < 1 {
+		return key
+	}
+	nk := ""
+	if s.fresh {
+		nk = key + "#retry" + strconv.Itoa(attempt)
+	}
+	if nk != key {
+		s.oracle.Reach()
+	}
+	return nk
+}
+
+type noDedup struct {
+	mission.NoSeams
+	edge   mission.Edge
+	oracle *mission.Oracle
+}
+
+func newRedeliverWithoutDedup(m *Mutant, o *mission.Oracle) mission.Seams {
+	return &noDedup{edge: mustEdge(m.Edge), oracle: o}
+}
+
+// Dedup is asked for a message whose key was already delivered on e; letting
+// it through is the change.
+func (s *noDedup) Dedup(e mission.Edge) bool {
+	if e != s.edge {
+		return true
+	}
+	s.oracle.Reach()
+	return false
+}
+
+// owners reads a next_owner value as it may sit in a decoded or freshly
+// built message.
+func owners(v any) ([]string, bool) {
+	switch x := v.(type) {
+	case []string:
+		return x, true
+	case []mission.Agent:
+		out := make([]string, len(x))
+		for i, a := range x {
+			out[i] = string(a)
+		}
+		return out, true
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, a := range x {
+			s, ok := a.(string)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, s)
+		}
+		return out, true
+	case nil:
+		return nil, true
+	}
+	return nil, false
+}
+
+type clearOwner struct {
+	mission.NoSeams
+	edge   mission.Edge
+	oracle *mission.Oracle
+}
+
+func newClearOwner(m *Mutant, o *mission.Oracle) mission.Seams {
+	return &clearOwner{edge: mustEdge(m.Edge), oracle: o}
+}
+
+func (s *clearOwner) Emit(e mission.Edge, msg map[string]any) {
+	if e != s.edge {
+		return
+	}
+	if o, ok := owners(msg["next_owner"]); !ok || len(o) == 0 {
+		return
+	}
+	msg["next_owner"] = []any{}
+	s.oracle.Reach()
+}
+
+type doubleOwner struct {
+	mission.NoSeams
+	edge   mission.Edge
+	extra  string
+	oracle *mission.Oracle
+}
+
+func newDoubleOwner(m *Mutant, o *mission.Oracle) mission.Seams {
+	return &doubleOwner{edge: mustEdge(m.Edge), extra: m.Value.(string), oracle: o}
+}
+
+func (s *doubleOwner) Emit(e mission.Edge, msg map[string]any) {
+	if e != s.edge {
+		return
+	}
+	o, ok := owners(msg["next_owner"])
+	if !ok || len(o) == 0 {
+		return
+	}
+	for _, a := range o {
+		if a == s.extra {
+			return
+		}
+	}
+	next := make([]any, 0, len(o)+1)
+	for _, a := range o {
+		next = append(next, a)
+	}
+	msg["next_owner"] = append(next, s.extra)
+	s.oracle.Reach()
+}
+
+// requestedToEscalated rewrites escalation "requested" as "escalated" with
+// no ticket and reports whether it did.
+func requestedToEscalated(msg map[string]any) bool {
+	if msg["escalation"] != mission.EscalationRequested {
+		return false
+	}
+	msg["escalation"] = mission.EscalationEscalated
+	msg["escalation_ref"] = ""
+	return true
+}
+
+type escalationFlagMeaning struct {
+	mission.NoSeams
+	edge   mission.Edge
+	oracle *mission.Oracle
+}
+
+func newEscalationFlagMeaning(m *Mutant, o *mission.Oracle) mission.Seams {
+	return &escalationFlagMeaning{edge: mustEdge(m.Edge), oracle: o}
+}
+
+func (s *escalationFlagMeaning) Parse(e mission.Edge, msg map[string]any) {
+	if e == s.edge && requestedToEscalated(msg) {
+		s.oracle.Reach()
+	}
+}
+
+type assumeOtherEscalated struct {
+	mission.NoSeams
+	edge   mission.Edge
+	oracle *mission.Oracle
+}
+
+func newAssumeOtherEscalated(m *Mutant, o *mission.Oracle) mission.Seams {
+	return &assumeOtherEscalated{edge: mustEdge(m.Edge), oracle: o}
+}
+
+func (s *assumeOtherEscalated) Emit(e mission.Edge, msg map[string]any) {
+	if e == s.edge && requestedToEscalated(msg) {
+		s.oracle.Reach()
+	}
+}
+
+type wrongToolArg struct {
+	mission.NoSeams
+	agent  mission.Agent
+	tool   string
+	arg    string
+	value  []byte // JSON; decoded afresh for every call so calls share nothing
+	oracle *mission.Oracle
+}
+
+func newWrongToolArg(m *Mutant, o *mission.Oracle) mission.Seams {
+	v, err := json.Marshal(m.Value)
+	if err != nil {
+		panic(fmt.Sprintf("mutants: %v", err)) // entries are validated before New
+	}
+	return &wrongToolArg{agent: mission.Agent(m.Agent), tool: m.Tool, arg: m.Arg, value: v, oracle: o}
+}
+
+func (s *wrongToolArg) ToolArgs(agent mission.Agent, tool, _ string, args sandbox.Args) {
+	if agent != s.agent || tool != s.tool || args == nil {
+		return
+	}
+	if old, ok := args[s.arg]; ok {
+		if b, err := json.Marshal(old); err == nil && bytes.Equal(b, s.value) {
+			return
+		}
+	}
+	var v any
+	if err := json.Unmarshal(s.value, &v); err != nil {
+		return
+	}
+	args[s.arg] = v
+	s.oracle.Reach()
+}
+
+// jsonValue returns v as the JSON decoder would give it (numbers as float64,
+// objects as map[string]any).
+func jsonValue(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("not a JSON value: %w", err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("not a JSON value: %w", err)
+	}
+	return out, nil
+}
+
+type flipDecision struct {
+	mission.NoSeams
+	agent          mission.Agent
+	kind, from, to string
+	oracle         *mission.Oracle
+}
+
+func newFlipDecision(m *Mutant, o *mission.Oracle) mission.Seams {
+	return &flipDecision{agent: mission.Agent(m.Agent), kind: m.Decision, from: m.From, to: m.To, oracle: o}
+}
+
+func (s *flipDecision) Decide(agent mission.Agent, kind, _, choice string) string {
+	if agent != s.agent || kind != s.kind || choice == s.to || (s.from != "" && choice != s.from) {
+		return choice
+	}
+	s.oracle.Reach()
+	return s.to
+}
+
+type reroute struct {
+	mission.NoSeams
+	edge   mission.Edge
+	to     mission.Agent
+	oracle *mission.Oracle
+}
+
+func newReroute(m *Mutant, o *mission.Oracle) mission.Seams {
+	return &reroute{edge: mustEdge(m.Edge), to: mission.Agent(m.Value.(string)), oracle: o}
+}
+
+func (s *reroute) Route(e mission.Edge, owners []mission.Agent) []mission.Agent {
+	if e != s.edge || len(owners) == 0 || (len(owners) == 1 && owners[0] == s.to) {
+		return owners
+	}
+	s.oracle.Reach()
+	return []mission.Agent{s.to}
+}

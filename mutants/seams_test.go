@@ -1,0 +1,445 @@
+package mutants
+
+import (
+	"encoding/json"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/sandbox"
+)
+
+// seamsOf switches m on and returns its seams and oracle.
+func seamsOf(tb testing.TB, m *Mutant) (mission.Seams, *mission.Oracle) {
+	tb.Helper()
+	o := &mission.Oracle{}
+	s, err := m.Seams(o)
+	if err != nil {
+		tb.Fatalf("seams: %v", err)
+	}
+	return s, o
+}
+
+// message returns a fresh decoded hand-off as an emitter or parser sees it.
+func message(tb testing.TB, edge mission.Edge, payload string) map[string]any {
+	tb.Helper()
+	raw := `{"id":"m-E1-` + edge.String() + `-1","edge":"` + edge.String() + `","kind":"` + mission.EdgeKind(edge) +
+		`","schema_version":"1.0","idempotency_key":"E1:x","next_owner":["` + string(edge.To) +
+		`"],"escalation":"requested","escalation_ref":"","item":"E1","payload":` + payload + `}`
+	var msg map[string]any
+	if err := json.Unmarshal([]byte(raw), &msg); err != nil {
+		tb.Fatalf("message: %v", err)
+	}
+	return msg
+}
+
+const extracted = `{"email_id":"E1","supplier_id":"S1","po_number":"PO-1","currency":"USD","net":1000,"tax":190.5,"gross":1190.5,"due_date":"2025-03-04","flags":[]}`
+
+func TestEmitSeams(t *testing.T) {
+	ia, ab := mission.IntakeToAction, mission.ActionToBoundary
+	tests := []struct {
+		name    string
+		m       *Mutant
+		edge    mission.Edge
+		payload string
+		// change edits a clean copy of the message into what the seam should
+		// leave; nil means no change.
+		change func(msg, p map[string]any)
+	}{
+		{
+			name: "drop_field removes the field",
+			m:    &Mutant{ID: "x", Class: ContextLoss, Operator: "drop_field", Edge: "intake->action", Field: "currency"},
+			edge: ia, payload: extracted,
+			change: func(_, p map[string]any) { delete(p, "currency") },
+		},
+		{
+			name: "drop_field leaves an absent field alone",
+			m:    &Mutant{ID: "x", Class: ContextLoss, Operator: "drop_field", Edge: "intake->action", Field: "tax"},
+			edge: ia, payload: `{"email_id":"E1","gross":10}`,
+		},
+		{
+			name: "drop_field leaves other edges alone",
+			m:    &Mutant{ID: "x", Class: ContextLoss, Operator: "drop_field", Edge: "intake->action", Field: "currency"},
+			edge: ab, payload: extracted,
+		},
+		{
+			name: "rename_field moves the value",
+			m:    &Mutant{ID: "x", Class: ContractDrift, Operator: "rename_field", Edge: "intake->action", Field: "currency", To: "currency_code"},
+			edge: ia, payload: extracted,
+			change: func(_, p map[string]any) { p["currency_code"] = "USD"; delete(p, "currency") },
+		},
+		{
+			name: "rename_field leaves an absent field alone",
+			m:    &Mutant{ID: "x", Class: ContractDrift, Operator: "rename_field", Edge: "intake->action", Field: "currency", To: "currency_code"},
+			edge: ia, payload: `{"gross":10}`,
+		},
+		{
+			name: "reformat cents",
+			m:    &Mutant{ID: "x", Class: ContractDrift, Operator: "reformat_field", Edge: "intake->action", Field: "gross", Format: FormatCents},
+			edge: ia, payload: extracted,
+			change: func(_, p map[string]any) { p["gross"] = 119050.0 },
+		},
+		{
+			name: "reformat cents of zero changes nothing",
+			m:    &Mutant{ID: "x", Class: ContractDrift, Operator: "reformat_field", Edge: "intake->action", Field: "tax", Format: FormatCents},
+			edge: ia, payload: `{"tax":0}`,
+		},
+		{
+			name: "reformat decimal comma",
+			m:    &Mutant{ID: "x", Class: ContractDrift, Operator: "reformat_field", Edge: "intake->action", Field: "tax", Format: FormatDecimalComma},
+			edge: ia, payload: extracted,
+			change: func(_, p map[string]any) { p["tax"] = "190,50" },
+		},
+		{
+			name: "reformat date dmy",
+			m:    &Mutant{ID: "x", Class: ContractDrift, Operator: "reformat_field", Edge: "intake->action", Field: "due_date", Format: FormatDateDMY},
+			edge: ia, payload: extracted,
+			change: func(_, p map[string]any) { p["due_date"] = "04/03/2025" },
+		},
+		{
+			name: "reformat date dmy leaves a non-date alone",
+			m:    &Mutant{ID: "x", Class: ContractDrift, Operator: "reformat_field", Edge: "intake->action", Field: "due_date", Format: FormatDateDMY},
+			edge: ia, payload: `{"due_date":""}`,
+		},
+		{
+			name: "reformat cents leaves a string alone",
+			m:    &Mutant{ID: "x", Class: ContractDrift, Operator: "reformat_field", Edge: "intake->action", Field: "gross", Format: FormatCents},
+			edge: ia, payload: `{"gross":"12.00"}`,
+		},
+		{
+			name: "clear_owner empties next_owner",
+			m:    &Mutant{ID: "x", Class: AmbiguousOwnership, Operator: "clear_owner", Edge: "action->boundary"},
+			edge: ab, payload: `{}`,
+			change: func(msg, _ map[string]any) { msg["next_owner"] = []any{} },
+		},
+		{
+			name: "double_owner adds an owner",
+			m:    &Mutant{ID: "x", Class: AmbiguousOwnership, Operator: "double_owner", Edge: "intake->action", Value: "boundary"},
+			edge: ia, payload: `{}`,
+			change: func(msg, _ map[string]any) { msg["next_owner"] = []any{"action", "boundary"} },
+		},
+		{
+			name: "assume_other_escalated rewrites requested",
+			m:    &Mutant{ID: "x", Class: EscalationGap, Operator: "assume_other_escalated", Edge: "intake->action"},
+			edge: ia, payload: `{}`,
+			change: func(msg, _ map[string]any) { msg["escalation"] = "escalated" },
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, o := seamsOf(t, tt.m)
+			got := message(t, tt.edge, tt.payload)
+			want := message(t, tt.edge, tt.payload)
+			s.Emit(tt.edge, got)
+			reached := 0
+			if tt.change != nil {
+				tt.change(want, want["payload"].(map[string]any))
+				reached = 1
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("message (-want +got):\n%s", diff)
+			}
+			if o.Reached != reached {
+				t.Errorf("Reached = %d, want %d", o.Reached, reached)
+			}
+			// The other hooks are the clean mission's.
+			pm := message(t, tt.edge, tt.payload)
+			s.Parse(tt.edge, pm)
+			if diff := cmp.Diff(message(t, tt.edge, tt.payload), pm); diff != "" {
+				t.Errorf("Parse changed the message (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestEmitSeamsOwnerForms(t *testing.T) {
+	// A freshly built message may hold next_owner as []string or
+	// []mission.Agent rather than []any.
+	for _, owners := range []any{[]string{"action"}, []mission.Agent{"action"}, []any{"action"}} {
+		m := &Mutant{ID: "x", Class: AmbiguousOwnership, Operator: "double_owner", Edge: "intake->action", Value: "monitor"}
+		s, o := seamsOf(t, m)
+		msg := map[string]any{"next_owner": owners}
+		s.Emit(mission.IntakeToAction, msg)
+		if diff := cmp.Diff([]any{"action", "monitor"}, msg["next_owner"]); diff != "" || o.Reached != 1 {
+			t.Errorf("%T: next_owner (-want +got):\n%s, Reached %d", owners, diff, o.Reached)
+		}
+	}
+	m := &Mutant{ID: "x", Class: AmbiguousOwnership, Operator: "clear_owner", Edge: "intake->action"}
+	s, o := seamsOf(t, m)
+	s.Emit(mission.IntakeToAction, map[string]any{"next_owner": []string{}})
+	if o.Reached != 0 {
+		t.Errorf("clear_owner on an empty owner list: Reached = %d, want 0", o.Reached)
+	}
+}
+
+func TestParseSeams(t *testing.T) {
+	m := &Mutant{ID: "x", Class: EscalationGap, Operator: "escalation_flag_meaning", Edge: "action->boundary"}
+	s, o := seamsOf(t, m)
+	ab := mission.ActionToBoundary
+	msg := message(t, ab, `{}`)
+	s.Emit(ab, msg)
+	if msg["escalation"] != "requested" || o.Reached != 0 {
+		t.Fatalf("Emit acted: escalation %v, Reached %d", msg["escalation"], o.Reached)
+	}
+	s.Parse(ab, msg)
+	if msg["escalation"] != "escalated" || o.Reached != 1 {
+		t.Errorf("after Parse: escalation %v, Reached %d; want escalated, 1", msg["escalation"], o.Reached)
+	}
+	for _, esc := range []string{"none", "escalated"} {
+		msg := message(t, ab, `{}`)
+		msg["escalation"] = esc
+		s.Parse(ab, msg)
+		if msg["escalation"] != esc {
+			t.Errorf("Parse changed %q to %v", esc, msg["escalation"])
+		}
+	}
+	msg = message(t, mission.IntakeToAction, `{}`)
+	s.Parse(mission.IntakeToAction, msg)
+	if msg["escalation"] != "requested" || o.Reached != 1 {
+		t.Errorf("Parse acted on another edge: escalation %v, Reached %d", msg["escalation"], o.Reached)
+	}
+}
+
+func TestRetryKeySeams(t *testing.T) {
+	tests := []struct {
+		name     string
+		operator string
+		agent    mission.Agent
+		tool     string
+		attempt  int
+		want     string
+		reached  int
+	}{
+		{"no key on a retry", "retry_without_key", "boundary", sandbox.SchedulePayment, 1, "", 1},
+		{"no key on the third retry", "retry_without_key", "boundary", sandbox.SchedulePayment, 3, "", 1},
+		{"first attempt keeps its key", "retry_without_key", "boundary", sandbox.SchedulePayment, 0, "E1:schedule_payment", 0},
+		{"other tool keeps its key", "retry_without_key", "boundary", sandbox.PostLedger, 1, "E1:schedule_payment", 0},
+		{"other agent keeps its key", "retry_without_key", "intake", sandbox.SchedulePayment, 1, "E1:schedule_payment", 0},
+		{"fresh key on a retry", "fresh_key_on_retry", "boundary", sandbox.SchedulePayment, 2, "E1:schedule_payment#retry2", 1},
+		{"fresh key: first attempt keeps its key", "fresh_key_on_retry", "boundary", sandbox.SchedulePayment, 0, "E1:schedule_payment", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &Mutant{ID: "x", Class: DuplicateAction, Operator: tt.operator, Agent: "boundary", Tool: sandbox.SchedulePayment}
+			s, o := seamsOf(t, m)
+			got := s.RetryKey(tt.agent, tt.tool, "E1", "E1:schedule_payment", tt.attempt)
+			if got != tt.want || o.Reached != tt.reached {
+				t.Errorf("RetryKey = %q, Reached %d; want %q, %d", got, o.Reached, tt.want, tt.reached)
+			}
+		})
+	}
+}
+
+func TestDedupSeam(t *testing.T) {
+	m := &Mutant{ID: "x", Class: DuplicateAction, Operator: "redeliver_without_dedup", Edge: "boundary->monitor"}
+	s, o := seamsOf(t, m)
+	if !s.Dedup(mission.ActionToBoundary) || o.Reached != 0 {
+		t.Errorf("other edge: Dedup false or Reached %d", o.Reached)
+	}
+	if s.Dedup(mission.BoundaryToMonitor) || o.Reached != 1 {
+		t.Errorf("own edge: Dedup true or Reached %d, want false, 1", o.Reached)
+	}
+}
+
+func TestToolArgsSeam(t *testing.T) {
+	tests := []struct {
+		name    string
+		value   any
+		agent   mission.Agent
+		tool    string
+		args    sandbox.Args
+		want    sandbox.Args
+		reached int
+	}{
+		{
+			name: "replaces the argument", value: "DE00", agent: "boundary", tool: sandbox.SchedulePayment,
+			args: sandbox.Args{"bank_account": "DE89", "amount": 10.0}, want: sandbox.Args{"bank_account": "DE00", "amount": 10.0}, reached: 1,
+		},
+		{
+			name: "adds a missing argument", value: "DE00", agent: "boundary", tool: sandbox.SchedulePayment,
+			args: sandbox.Args{"amount": 10.0}, want: sandbox.Args{"bank_account": "DE00", "amount": 10.0}, reached: 1,
+		},
+		{
+			name: "same value is no change", value: "DE00", agent: "boundary", tool: sandbox.SchedulePayment,
+			args: sandbox.Args{"bank_account": "DE00"}, want: sandbox.Args{"bank_account": "DE00"},
+		},
+		{
+			name: "numbers compare as JSON", value: 5.0, agent: "boundary", tool: sandbox.SchedulePayment,
+			args: sandbox.Args{"bank_account": 5}, want: sandbox.Args{"bank_account": 5},
+		},
+		{
+			name: "other tool", value: "DE00", agent: "boundary", tool: sandbox.PostLedger,
+			args: sandbox.Args{"bank_account": "DE89"}, want: sandbox.Args{"bank_account": "DE89"},
+		},
+		{
+			name: "other agent", value: "DE00", agent: "intake", tool: sandbox.SchedulePayment,
+			args: sandbox.Args{"bank_account": "DE89"}, want: sandbox.Args{"bank_account": "DE89"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &Mutant{ID: "x", Class: Control, Operator: "wrong_tool_arg", Agent: "boundary", Tool: sandbox.SchedulePayment, Arg: "bank_account", Value: tt.value}
+			s, o := seamsOf(t, m)
+			s.ToolArgs(tt.agent, tt.tool, "E1", tt.args)
+			if diff := cmp.Diff(tt.want, tt.args); diff != "" {
+				t.Errorf("args (-want +got):\n%s", diff)
+			}
+			if o.Reached != tt.reached {
+				t.Errorf("Reached = %d, want %d", o.Reached, tt.reached)
+			}
+		})
+	}
+}
+
+func TestToolArgsSeamSharesNothing(t *testing.T) {
+	m := &Mutant{ID: "x", Class: Control, Operator: "wrong_tool_arg", Agent: "boundary", Tool: sandbox.SchedulePayment, Arg: "lines", Value: []any{"a"}}
+	s, _ := seamsOf(t, m)
+	a, b := sandbox.Args{}, sandbox.Args{}
+	s.ToolArgs("boundary", sandbox.SchedulePayment, "E1", a)
+	a["lines"].([]any)[0] = "changed"
+	s.ToolArgs("boundary", sandbox.SchedulePayment, "E2", b)
+	if diff := cmp.Diff([]any{"a"}, b["lines"]); diff != "" {
+		t.Errorf("second call saw the first call's edit (-want +got):\n%s", diff)
+	}
+}
+
+func TestDecideSeam(t *testing.T) {
+	tests := []struct {
+		name         string
+		from         string
+		kind, choice string
+		want         string
+		reached      int
+	}{
+		{"flips any choice", "", "decision", "approved", "escalated", 1},
+		{"flips the named choice", "approved", "decision", "approved", "escalated", 1},
+		{"keeps another choice", "approved", "decision", "rejected", "rejected", 0},
+		{"keeps the target choice", "", "decision", "escalated", "escalated", 0},
+		{"keeps another decision kind", "", "route", "approved", "approved", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &Mutant{ID: "x", Class: Control, Operator: "flip_decision", Agent: "boundary", Decision: "decision", From: tt.from, To: "escalated"}
+			s, o := seamsOf(t, m)
+			got := s.Decide("boundary", tt.kind, "E1", tt.choice)
+			if got != tt.want || o.Reached != tt.reached {
+				t.Errorf("Decide = %q, Reached %d; want %q, %d", got, o.Reached, tt.want, tt.reached)
+			}
+		})
+	}
+}
+
+func TestRouteSeam(t *testing.T) {
+	m := &Mutant{ID: "x", Class: AmbiguousOwnership, Operator: "reroute", Edge: "action->boundary", Value: "monitor"}
+	s, o := seamsOf(t, m)
+	in := []mission.Agent{"boundary"}
+	got := s.Route(mission.ActionToBoundary, in)
+	if diff := cmp.Diff([]mission.Agent{"monitor"}, got); diff != "" || o.Reached != 1 {
+		t.Errorf("Route (-want +got):\n%s, Reached %d", diff, o.Reached)
+	}
+	if in[0] != "boundary" {
+		t.Errorf("Route changed its input: %v", in)
+	}
+	if got := s.Route(mission.ActionToBoundary, nil); len(got) != 0 || o.Reached != 1 {
+		t.Errorf("Route of no owners = %v, Reached %d", got, o.Reached)
+	}
+	if got := s.Route(mission.IntakeToAction, []mission.Agent{"action"}); got[0] != "action" || o.Reached != 1 {
+		t.Errorf("Route on another edge = %v, Reached %d", got, o.Reached)
+	}
+}
+
+// TestSeamsNilOracle checks that seams switched on without an oracle act.
+func TestSeamsNilOracle(t *testing.T) {
+	m := &Mutant{ID: "x", Class: ContextLoss, Operator: "drop_field", Edge: "intake->action", Field: "currency"}
+	s, err := m.Seams(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := message(t, mission.IntakeToAction, extracted)
+	s.Emit(mission.IntakeToAction, msg)
+	if _, ok := msg["payload"].(map[string]any)["currency"]; ok {
+		t.Error("currency still there")
+	}
+}
+
+// TestSeamsConcurrent runs every default mutant's seams from several
+// goroutines (meaningful under -race) and checks the reach count adds up.
+func TestSeamsConcurrent(t *testing.T) {
+	m := &Mutant{ID: "x", Class: ContextLoss, Operator: "drop_field", Edge: "intake->action", Field: "currency"}
+	s, o := seamsOf(t, m)
+	const n = 8
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			msg := message(t, mission.IntakeToAction, extracted)
+			s.Emit(mission.IntakeToAction, msg)
+		})
+	}
+	wg.Wait()
+	if o.Reached != n {
+		t.Errorf("Reached = %d, want %d", o.Reached, n)
+	}
+}
+
+func TestSwitch(t *testing.T) {
+	m := &Mutant{ID: "x", Class: ContextLoss, Operator: "drop_field", Edge: "intake->action", Field: "currency"}
+	_ = m.Switch(&mission.Oracle{}) // a valid mutant switches on
+	defer func() {
+		if recover() == nil {
+			t.Error("Switch of an invalid mutant did not panic")
+		}
+	}()
+	bad := &Mutant{ID: "x", Class: ContextLoss, Operator: "drop_field", Edge: "intake->action", Field: "nope"}
+	_ = bad.Switch(nil)
+}
+
+func TestReformat(t *testing.T) {
+	tests := []struct {
+		in      any
+		format  string
+		want    any
+		changed bool
+	}{
+		{1234.5, FormatCents, 123450.0, true},
+		{0.1 + 0.2, FormatCents, 30.0, true},
+		{12, FormatCents, 1200.0, true},
+		{json.Number("7.25"), FormatCents, 725.0, true},
+		{1234.5, FormatDecimalComma, "1234,50", true},
+		{-3.0, FormatDecimalComma, "-3,00", true},
+		{"2025-12-31", FormatDateDMY, "31/12/2025", true},
+		{"31/12/2025", FormatDateDMY, "31/12/2025", false},
+		{true, FormatCents, true, false},
+		{"x", "unknown", "x", false},
+	}
+	for _, tt := range tests {
+		got, changed := reformat(tt.in, tt.format)
+		if diff := cmp.Diff(tt.want, got); diff != "" || changed != tt.changed {
+			t.Errorf("reformat(%v, %s): changed %v (-want +got):\n%s", tt.in, tt.format, changed, diff)
+		}
+	}
+}
+
+func BenchmarkEmit(b *testing.B) {
+	m := &Mutant{ID: "x", Class: ContractDrift, Operator: "reformat_field", Edge: "intake->action", Field: "gross", Format: FormatDecimalComma}
+	s, _ := seamsOf(b, m)
+	msg := message(b, mission.IntakeToAction, extracted)
+	p := msg["payload"].(map[string]any)
+	b.ReportAllocs()
+	for b.Loop() {
+		p["gross"] = 1190.5
+		s.Emit(mission.IntakeToAction, msg)
+	}
+}
+
+func BenchmarkToolArgs(b *testing.B) {
+	m := &Mutant{ID: "x", Class: Control, Operator: "wrong_tool_arg", Agent: "boundary", Tool: sandbox.SchedulePayment, Arg: "bank_account", Value: "DE00"}
+	s, _ := seamsOf(b, m)
+	args := sandbox.Args{"amount": 10.0}
+	b.ReportAllocs()
+	for b.Loop() {
+		args["bank_account"] = "DE89"
+		s.ToolArgs("boundary", sandbox.SchedulePayment, "E1", args)
+	}
+}

@@ -1,0 +1,184 @@
+package mutants
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/baton-lab/baton/mission"
+)
+
+// Validate checks the entry against its operator and the reference mission:
+// a known class and operator, an edge or an agent as the operator's seam
+// wants, which the mission has, and the parameters the operator takes. It
+// returns every problem found; each is a *FieldError.
+func (m *Mutant) Validate() []error {
+	var errs []error
+	add := func(field, format string, args ...any) {
+		errs = append(errs, &FieldError{Field: field, Problem: fmt.Sprintf(format, args...)})
+	}
+	switch {
+	case m.ID == "":
+		add("id", "missing")
+	case !validID(m.ID):
+		add("id", "%q: use letters, digits, '_', '-' and '.'", m.ID)
+	}
+	switch {
+	case m.Class == "":
+		add("class", "missing (want one of %s)", classList())
+	case !slices.Contains(AllClasses, m.Class):
+		add("class", "unknown class %q (want one of %s)", m.Class, classList())
+	}
+	op, ok := OperatorByName(m.Operator)
+	switch {
+	case m.Operator == "":
+		add("operator", "missing (want one of %s)", strings.Join(OperatorNames(), ", "))
+		return errs
+	case !ok:
+		add("operator", "unknown operator %q (want one of %s)", m.Operator, strings.Join(OperatorNames(), ", "))
+		return errs
+	}
+	placed := true
+	if op.Seam.OnEdge() {
+		switch {
+		case m.Edge == "" && m.Agent != "":
+			add("agent", "%s acts on a hand-off: give an edge, not an agent", op.Name)
+			placed = false
+		case m.Edge == "":
+			add("edge", "missing: %s acts on a hand-off", op.Name)
+			placed = false
+		case m.Agent != "":
+			add("agent", "%s acts on a hand-off: give an edge, not an agent", op.Name)
+		}
+		if m.Edge != "" {
+			e, err := mission.ParseEdge(m.Edge)
+			if err != nil {
+				add("edge", "%v", err)
+				placed = false
+			} else if mission.EdgeKind(e) == "" {
+				add("edge", "the mission has no edge %s (it has %s)", m.Edge, edgeList())
+				placed = false
+			}
+		}
+	} else {
+		switch {
+		case m.Agent == "" && m.Edge != "":
+			add("edge", "%s acts inside one agent's core: give an agent, not an edge", op.Name)
+			placed = false
+		case m.Agent == "":
+			add("agent", "missing: %s acts inside one agent's core", op.Name)
+			placed = false
+		case m.Edge != "":
+			add("edge", "%s acts inside one agent's core: give an agent, not an edge", op.Name)
+		}
+		if m.Agent != "" && !mission.HasAgent(mission.Agent(m.Agent)) {
+			add("agent", "the mission has no agent %q (it has %s)", m.Agent, agentList())
+			placed = false
+		}
+	}
+	complete := true
+	for _, p := range AllParams {
+		set := m.param(p)
+		switch {
+		case slices.Contains(op.Params, p) && !set:
+			add(string(p), "missing: %s needs %s", op.Name, paramList(op.Params))
+			complete = false
+		case !op.Takes(p) && set:
+			add(string(p), "%s takes no %s", op.Name, p)
+		}
+	}
+	if placed && complete && op.Validate != nil {
+		if err := op.Validate(m); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// param reports whether the entry sets parameter p.
+func (m *Mutant) param(p Param) bool {
+	switch p {
+	case ParamField:
+		return m.Field != ""
+	case ParamTo:
+		return m.To != ""
+	case ParamFormat:
+		return m.Format != ""
+	case ParamTool:
+		return m.Tool != ""
+	case ParamArg:
+		return m.Arg != ""
+	case ParamValue:
+		return m.Value != nil
+	case ParamDecision:
+		return m.Decision != ""
+	case ParamFrom:
+		return m.From != ""
+	}
+	return false
+}
+
+// Seams returns the mutant's seams, reporting to oracle (which may be nil).
+// It fails when the entry is not valid.
+func (m *Mutant) Seams(oracle *mission.Oracle) (mission.Seams, error) {
+	if errs := m.Validate(); len(errs) > 0 {
+		return nil, fmt.Errorf("mutant %s: %w", m.ID, errs[0])
+	}
+	op, _ := OperatorByName(m.Operator)
+	return op.New(m, oracle), nil
+}
+
+// Switch returns the mission build with this mutant switched on alone,
+// recording into oracle what fired and every time the mutant reached its
+// target. The mutant must be valid, as every catalogue entry is; Switch
+// panics otherwise.
+func (m *Mutant) Switch(oracle *mission.Oracle) mission.Build {
+	s, err := m.Seams(oracle)
+	if err != nil {
+		panic(fmt.Sprintf("mutants: switch: %v", err))
+	}
+	return mission.NewBuild(s, oracle)
+}
+
+func validID(id string) bool {
+	for _, r := range id {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-', r == '.':
+		default:
+			return false
+		}
+	}
+	return id != ""
+}
+
+func classList() string {
+	s := make([]string, len(AllClasses))
+	for i, c := range AllClasses {
+		s[i] = string(c)
+	}
+	return strings.Join(s, ", ")
+}
+
+func edgeList() string {
+	s := make([]string, len(mission.AllEdges))
+	for i, e := range mission.AllEdges {
+		s[i] = e.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+func agentList() string {
+	s := make([]string, len(mission.AllAgents))
+	for i, a := range mission.AllAgents {
+		s[i] = string(a)
+	}
+	return strings.Join(s, ", ")
+}
+
+func paramList(ps []Param) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = string(p)
+	}
+	return strings.Join(s, ", ")
+}
