@@ -1,7 +1,3 @@
-// Package contracts holds the written contract of every hand-off of a
-// mission, compiled once at load (JSON Schema draft 2020-12 and CEL rules)
-// and checked mechanically against single messages and against the sequence
-// of messages for one item, at one of three strength levels.
 package contracts
 
 // Level is a contract strength: each rule belongs to one, and checking at a
@@ -32,7 +28,8 @@ func (l Level) String() string {
 
 // Violation is one broken rule: which edge, rule and level, the field, what
 // was expected and what was got, and where the message is in the trace
-// (Seq, the event's sequence number, 0 when checked outside a trace).
+// (Seq, the event's sequence number, 0 when checked outside a trace; from
+// [Set.CheckSequence], the message's 1-based position in the sequence).
 type Violation struct {
 	Edge     string `json:"edge"`
 	Rule     string `json:"rule"`

@@ -36,9 +36,11 @@ is given. Exits 1 when there are violations.`,
 				return err
 			}
 			if len(files) > 0 {
-				if set, err = contracts.Load(files...); err != nil {
+				user, err := contracts.Load(files...)
+				if err != nil {
 					return err
 				}
+				set = set.Merge(user)
 			}
 			data, err := os.ReadFile(args[0])
 			if err != nil {
@@ -90,7 +92,7 @@ is given. Exits 1 when there are violations.`,
 			return nil
 		},
 	}
-	check.Flags().StringArrayVar(&files, "contracts", nil, "contract YAML files or folders to use instead of the default contracts (repeatable)")
+	check.Flags().StringArrayVar(&files, "contracts", nil, "contract YAML files or folders; their edges replace the default contracts' (repeatable)")
 	check.Flags().StringVar(&level, "level", "semantic", "contract strength: schema, ownership or semantic")
 	check.Flags().StringVar(&edge, "edge", "", "the edge (from->to) to check against; default: each message's edge field")
 	check.Flags().BoolVar(&asJSON, "json", false, "print violations as JSON")

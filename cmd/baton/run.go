@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/baton-lab/baton/experiment"
+	"github.com/baton-lab/baton/reports"
+)
+
+func init() { extraCommands = append(extraCommands, newRunCmd) }
+
+func newRunCmd(g *globals) *cobra.Command {
+	var opt experiment.Options
+	var seed uint64
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run an experiment protocol and write a run folder with the reports",
+		Long: `Run an experiment protocol: every (build, design, scenario, trial) work item, the
+clean build first, on a worker pool, each outcome stored in runs.db; then the
+aggregates, results.json, report.md, report.html and CSV tables.
+
+With no flags, baton runs the embedded default protocol (the default mutant
+catalogue, every scenario, designs A, B and C, 20 trials, semantic contracts)
+and writes a new run folder under ./out/. It prints the folder's path, the
+validity gate, the hypotheses and the detection table.
+
+An interrupted run (Ctrl-C) keeps everything finished; run the same command
+again with --resume to continue, ending with the same results.json as an
+uninterrupted run.
+
+` + exitHelp,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log, err := g.logger()
+			if err != nil {
+				return err
+			}
+			opt.Logger = log
+			if cmd.Flags().Changed("seed") {
+				opt.Seed = &seed
+			}
+			if opt.Workers < 0 {
+				return &usageError{fmt.Errorf("--workers %d: want 0 (one per CPU) or more", opt.Workers)}
+			}
+			if cmd.Flags().Changed("trials") && opt.Trials < 1 {
+				return &usageError{fmt.Errorf("--trials %d: want at least 1", opt.Trials)}
+			}
+			var bar *progressBar
+			if !g.quiet && isTerminal(g.stderr) {
+				bar = newProgressBar(g.stderr)
+				opt.Progress = bar.update
+			}
+			start := time.Now()
+			sum, err := experiment.Run(cmd.Context(), opt)
+			if bar != nil {
+				bar.finish()
+			}
+			if sum != nil {
+				log.Info().Str("run", sum.RunDir).Int("items", sum.Items).Int("resumed", sum.Skipped).
+					Dur("wall", time.Since(start).Round(time.Millisecond)).Msg("run finished")
+				printSummary(g.stdout, sum.RunDir, sum.Results)
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opt.ProtocolPath, "protocol", "", "protocol YAML file (default: the embedded default protocol)")
+	f.StringVar(&opt.OutDir, "out", "out", "folder in which to make the run folder")
+	f.StringVar(&opt.RunDir, "run-dir", "", "use exactly this run folder instead of a new one under --out")
+	f.IntVar(&opt.Workers, "workers", 0, "worker pool size (0: one per CPU); results do not depend on it")
+	f.Uint64Var(&seed, "seed", 0, "master seed, overriding the protocol's")
+	f.IntVar(&opt.Trials, "trials", 0, "trials per scenario, overriding the protocol's")
+	f.BoolVar(&opt.Resume, "resume", false, "continue an interrupted run in its run folder, skipping stored items")
+	return cmd
+}
+
+// printSummary writes the run folder, the validity gate, the hypotheses
+// and the detection table: what a researcher reads first.
+func printSummary(w io.Writer, runDir string, r *reports.Results) {
+	fmt.Fprintf(w, "run folder: %s\n", runDir)
+	if r == nil {
+		return
+	}
+	if r.Validity.Valid {
+		fmt.Fprintln(w, "validity:   valid (every design caught the control class in every trial)")
+	} else {
+		fmt.Fprintf(w, "validity:   DISCARDED: %s\n", r.Validity.Reason)
+	}
+	fmt.Fprintln(w)
+	for _, h := range r.Hypotheses {
+		fmt.Fprintf(w, "%s %-12s %s\n", h.ID, h.Verdict, h.Why)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "DESIGN\tCLASS\tDETECTION [95% CI] (k/n)\tRAW")
+	for _, d := range r.Detection {
+		fmt.Fprintf(tw, "%s\t%s\t%.3f [%.3f-%.3f] (%d/%d)\t%d/%d\n", d.Design, d.Class,
+			float64(d.Rate), float64(d.CI95[0]), float64(d.CI95[1]), d.Detected, d.N, d.RawDetected, d.N)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nfull report: %s/report.md (and report.html)\n", runDir)
+}
+
+// progressBar shows work items done, rate and time left on a terminal.
+type progressBar struct {
+	p   *mpb.Progress
+	bar *mpb.Bar
+}
+
+func newProgressBar(w io.Writer) *progressBar {
+	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithAutoRefresh())
+	bar := p.AddBar(0,
+		mpb.PrependDecorators(decor.Name("items "), decor.CountersNoUnit("%d/%d")),
+		mpb.AppendDecorators(decor.AverageSpeed(0, " %.0f/s "), decor.Name(" left "), decor.AverageETA(decor.ET_STYLE_GO)),
+	)
+	return &progressBar{p: p, bar: bar}
+}
+
+func (b *progressBar) update(done, total int) {
+	b.bar.SetTotal(int64(total), false)
+	b.bar.SetCurrent(int64(done))
+}
+
+func (b *progressBar) finish() {
+	b.bar.SetTotal(-1, true)
+	b.p.Wait()
+}

@@ -1,0 +1,57 @@
+package contracts_test
+
+import (
+	"testing"
+
+	"github.com/baton-lab/baton/contracts"
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/sandbox"
+)
+
+// The default contracts must not flag the clean reference mission: every
+// message sent (and its sequence per item) and every parser's view of a
+// received message, over every default scenario, without faults and with
+// heavy faults (retries, exhausted calls, redeliveries).
+func TestCleanMissionKeepsDefaultContracts(t *testing.T) {
+	set, err := contracts.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, err := mission.DefaultScenarios()
+	if err != nil {
+		t.Fatal(err)
+	}
+	faults := sandbox.FaultRates{
+		"*": {
+			sandbox.TimeoutBeforeCommit: 0.05, sandbox.TimeoutAfterCommit: 0.05, sandbox.Refusal: 0.02,
+			sandbox.Unavailable: 0.2, sandbox.RateLimit: 0.05, sandbox.Latency: 0.05,
+		},
+		"transport": {sandbox.Redelivery: 0.2},
+	}
+	m := mission.Reference()
+	sent := 0
+	for _, env := range []mission.Env{{}, {Faults: faults}} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			for _, sc := range scs {
+				run := m.Run(mission.Clean(), sc, seed, env)
+				var msgs []contracts.Message
+				for _, e := range run.Trace.Of(mission.EventSent) {
+					msgs = append(msgs, contracts.Message{Seq: e.Seq, Edge: e.Edge, Raw: []byte(e.Raw)})
+				}
+				sent += len(msgs)
+				for _, v := range set.CheckMessages(msgs, contracts.LevelSemantic) {
+					t.Errorf("%s seed %d faults %t: sent: %+v", sc.ID, seed, env.Faults != nil, v)
+				}
+				for _, e := range run.Trace.Of(mission.EventReceived) {
+					for _, v := range set.Check(e.Edge, e.Parsed, contracts.LevelSemantic) {
+						t.Errorf("%s seed %d faults %t: parsed: %+v", sc.ID, seed, env.Faults != nil, v)
+					}
+				}
+			}
+		}
+	}
+	if sent == 0 {
+		t.Fatal("no messages sent: the test checks nothing")
+	}
+	t.Logf("%d scenarios, %d messages sent", len(scs), sent)
+}

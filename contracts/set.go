@@ -1,0 +1,179 @@
+package contracts
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+)
+
+// Set is the contracts of a mission, one per edge, compiled once. A Set is
+// immutable and safe for concurrent use.
+type Set struct {
+	byEdge map[string]*Contract
+	edges  []string // sorted
+	hash   string
+}
+
+// NewSet builds a set from compiled contracts. Two contracts for one edge
+// are an error naming both sources.
+func NewSet(cs ...*Contract) (*Set, error) {
+	s := &Set{byEdge: make(map[string]*Contract, len(cs))}
+	for _, c := range cs {
+		if prev, dup := s.byEdge[c.Edge]; dup {
+			return nil, fmt.Errorf("%s: edge %s: already has a contract in %s", c.Source, c.Edge, prev.Source)
+		}
+		s.byEdge[c.Edge] = c
+		s.edges = append(s.edges, c.Edge)
+	}
+	s.seal()
+	return s, nil
+}
+
+// seal sorts the edges and computes the hash.
+func (s *Set) seal() {
+	slices.Sort(s.edges)
+	h := sha256.New()
+	for _, e := range s.edges {
+		src := s.byEdge[e].src
+		fmt.Fprintf(h, "%s\n%d\n", e, len(src))
+		h.Write(src)
+	}
+	s.hash = hex.EncodeToString(h.Sum(nil))
+}
+
+// Load reads contracts from files and directories (every *.yaml and *.yml
+// directly inside, in name order). It returns only what it read; use
+// [Set.Merge] to put a user's contracts over [Default].
+func Load(paths ...string) (*Set, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("load contracts: no paths")
+	}
+	var cs []*Contract
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("load contracts: %w", err)
+		}
+		files := []string{p}
+		if info.IsDir() {
+			files = nil
+			for _, pat := range []string{"*.yaml", "*.yml"} {
+				m, err := filepath.Glob(filepath.Join(p, pat))
+				if err != nil {
+					return nil, fmt.Errorf("load contracts: %w", err)
+				}
+				files = append(files, m...)
+			}
+			slices.Sort(files)
+			if len(files) == 0 {
+				return nil, fmt.Errorf("load contracts: %s: no *.yaml files", p)
+			}
+		}
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				return nil, fmt.Errorf("load contracts: %w", err)
+			}
+			c, err := Parse(f, src)
+			if err != nil {
+				return nil, fmt.Errorf("load contracts: %w", err)
+			}
+			cs = append(cs, c)
+		}
+	}
+	s, err := NewSet(cs...)
+	if err != nil {
+		return nil, fmt.Errorf("load contracts: %w", err)
+	}
+	return s, nil
+}
+
+//go:embed default/*.yaml
+var defaultFS embed.FS
+
+// defaultSet compiles the embedded contracts once per process.
+var defaultSet = sync.OnceValues(func() (*Set, error) {
+	names, err := fs.Glob(defaultFS, "default/*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	var cs []*Contract
+	for _, n := range names {
+		src, err := defaultFS.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		c, err := Parse(path.Join("contracts", n), src)
+		if err != nil {
+			return nil, err
+		}
+		cs = append(cs, c)
+	}
+	return NewSet(cs...)
+})
+
+// Default returns the embedded contracts of the reference mission, one per
+// edge, written in the same format as a user's. They are compiled on the
+// first call; later calls return the same immutable set.
+func Default() (*Set, error) {
+	s, err := defaultSet()
+	if err != nil {
+		return nil, fmt.Errorf("default contracts: %w", err)
+	}
+	return s, nil
+}
+
+// DefaultSources returns the embedded contract files by name, for a user
+// to copy and edit.
+func DefaultSources() map[string][]byte {
+	out := map[string][]byte{}
+	names, _ := fs.Glob(defaultFS, "default/*.yaml")
+	for _, n := range names {
+		b, _ := defaultFS.ReadFile(n)
+		out[path.Base(n)] = b
+	}
+	return out
+}
+
+// Merge returns a new set with s's contracts, each replaced by o's contract
+// for the same edge, plus o's other edges.
+func (s *Set) Merge(o *Set) *Set {
+	m := &Set{byEdge: make(map[string]*Contract, len(s.byEdge)+len(o.byEdge))}
+	for _, src := range []*Set{s, o} {
+		for e, c := range src.byEdge {
+			if _, ok := m.byEdge[e]; !ok {
+				m.edges = append(m.edges, e)
+			}
+			m.byEdge[e] = c
+		}
+	}
+	m.seal()
+	return m
+}
+
+// Hash is the hex SHA-256 of the set's contract sources, by edge: the same
+// contracts give the same hash wherever they were read from.
+func (s *Set) Hash() string { return s.hash }
+
+// Edges lists the edges with a contract, sorted.
+func (s *Set) Edges() []string { return slices.Clone(s.edges) }
+
+// Contract returns the contract of an edge.
+func (s *Set) Contract(edge string) (*Contract, bool) {
+	c, ok := s.byEdge[edge]
+	return c, ok
+}
+
+// String names the set's edges and short hash, for logs.
+func (s *Set) String() string {
+	return "contracts(" + strconv.Itoa(len(s.edges)) + " edges, " + s.hash[:12] + ")"
+}
