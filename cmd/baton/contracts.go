@@ -67,6 +67,7 @@ is given. Exits 1 when there are violations.`,
 			}
 			if asJSON {
 				enc := json.NewEncoder(g.stdout)
+				enc.SetEscapeHTML(false)
 				enc.SetIndent("", "  ")
 				if viols == nil {
 					viols = []contracts.Violation{}

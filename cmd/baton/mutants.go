@@ -30,6 +30,7 @@ func newMutantsCmd(g *globals) *cobra.Command {
 			}
 			if asJSON {
 				enc := json.NewEncoder(g.stdout)
+				enc.SetEscapeHTML(false)
 				enc.SetIndent("", "  ")
 				type row struct {
 					*mutants.Mutant

@@ -42,6 +42,7 @@ func newScenariosCmd(g *globals) *cobra.Command {
 					rows[i] = row{sc.ID, sc.Title, string(sc.Category), len(sc.Emails), sc.Tags}
 				}
 				enc := json.NewEncoder(g.stdout)
+				enc.SetEscapeHTML(false)
 				enc.SetIndent("", "  ")
 				return enc.Encode(rows)
 			}

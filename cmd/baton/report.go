@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/baton-lab/baton/experiment"
+	"github.com/baton-lab/baton/reports"
+)
+
+func init() { extraCommands = append(extraCommands, newReportCmd) }
+
+func newReportCmd(g *globals) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "report RUN_DIR",
+		Short: "Re-render a run folder's reports and print one",
+		Long: `Check that the run folder still stands for the protocol it ran (its protocol copy,
+its input copies and, if it still exists, the original protocol file must hash to
+what the run recorded: a protocol changed after the run started is refused), then
+re-render report.md, report.html and the CSV tables from results.json, with
+reviewer agreement when labels have been imported, and print the report.
+
+` + exitHelp,
+		Args: exactArgs(1, "one RUN_DIR"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := args[0]
+			if _, err := experiment.VerifyRun(dir); err != nil {
+				return err
+			}
+			r, err := reports.LoadResults(filepath.Join(dir, "results.json"))
+			if err != nil {
+				return err
+			}
+			if rows, err := reports.Agreement(dir); err == nil {
+				r.SetAgreement(rows)
+			}
+			if err := reports.WriteAll(dir, r); err != nil {
+				return err
+			}
+			switch format {
+			case "md":
+				_, err = g.stdout.Write(reports.Markdown(r))
+			case "json":
+				var data []byte
+				if data, err = os.ReadFile(filepath.Join(dir, "results.json")); err == nil {
+					_, err = g.stdout.Write(data)
+				}
+			case "summary":
+				printSummary(g.stdout, dir, r)
+			default:
+				return &usageError{fmt.Errorf("--format %q: want md, json or summary", format)}
+			}
+			if err != nil {
+				return err
+			}
+			return r.Err()
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "md", "what to print: md (report.md), json (results.json) or summary")
+	return cmd
+}
