@@ -199,3 +199,23 @@ func TestDesignsDoNotImportMutants(t *testing.T) {
 		}
 	}
 }
+
+// With inputs recorded from an integrated run of the clean build, design A
+// sees what the golden run saw and flags nothing, at the cost of the extra
+// integrated run.
+func TestRecordedInputsOnCleanBuild(t *testing.T) {
+	m := mission.Reference()
+	for _, sc := range scenarios(t)[:8] {
+		in := testInput(t, sc, m)
+		golden := PerAgent.Evaluate(in)
+		in.Inputs = InputsRecorded
+		recorded := PerAgent.Evaluate(in)
+		if recorded.Flagged {
+			t.Errorf("%s: recorded inputs flag the clean build: %+v", sc.ID, recorded.Findings)
+		}
+		if recorded.Cost.SandboxResets != golden.Cost.SandboxResets+1 {
+			t.Errorf("%s: recorded inputs cost %d sandbox resets, golden %d; want one more for the integrated run",
+				sc.ID, recorded.Cost.SandboxResets, golden.Cost.SandboxResets)
+		}
+	}
+}

@@ -84,16 +84,26 @@ func recordedInputs(in Input, v *Verdict, golden []mission.Golden) []mission.Cor
 	run := in.Mission.Run(in.Build, in.Scenario, in.Seed, in.Env)
 	v.Cost.Add(run.Cost)
 	received := map[string][][]byte{}
+	var toMonitor [][]byte
 	for _, e := range run.Trace.Events {
-		if e.Kind == mission.EventReceived {
-			k := string(e.Agent) + "\x00" + e.Item
-			received[k] = append(received[k], []byte(e.Raw))
+		if e.Kind != mission.EventReceived {
+			continue
+		}
+		k := string(e.Agent) + "\x00" + e.Item
+		received[k] = append(received[k], []byte(e.Raw))
+		if e.Agent == mission.Monitor {
+			toMonitor = append(toMonitor, []byte(e.Raw))
 		}
 	}
 	out := make([]mission.CoreInput, len(golden))
 	for i, g := range golden {
 		out[i] = mission.CoreInput{Item: g.Item}
-		if g.Agent != mission.Intake {
+		switch g.Agent {
+		case mission.Intake:
+		case mission.Monitor:
+			// The monitor works on the whole day: everything it received.
+			out[i].Messages = toMonitor
+		default:
 			out[i].Messages = received[string(g.Agent)+"\x00"+g.Item]
 		}
 	}
@@ -148,7 +158,7 @@ func resultVerdict(want, got mission.Result) resultClass {
 	if want == nil || got == nil {
 		return resultUnscoreable
 	}
-	if bytes.Equal(canonical(want), canonical(got)) {
+	if sameJSON(map[string]any(want), map[string]any(got)) {
 		return resultCorrect
 	}
 	return resultIncorrect
@@ -216,7 +226,7 @@ func scoreCalls(calls []mission.ToolCall) []score.Call {
 func firstDifference(want, got []mission.ToolCall) int {
 	n := min(len(want), len(got))
 	for i := 0; i < n; i++ {
-		if want[i].Name != got[i].Name || !bytes.Equal(canonical(want[i].Args), canonical(got[i].Args)) {
+		if want[i].Name != got[i].Name || !sameJSON(map[string]any(want[i].Args), map[string]any(got[i].Args)) {
 			return i
 		}
 	}

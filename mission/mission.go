@@ -1,12 +1,3 @@
-// Package mission is the system under test: the reference supplier-invoice
-// mission (intake, action, boundary and monitor agents over a [sandbox]),
-// its scenarios, traces and model profiles, behind the [Mission] interface
-// that designs and experiments use.
-//
-// A [Build] is the mission with at most one seeded defect switched on. The
-// defect acts through [Seams], the places where a real team's change goes
-// wrong; the build handle carries them opaquely, so an evaluator that is
-// handed a build can run it but cannot see what is in it.
 package mission
 
 import (
@@ -38,7 +29,12 @@ type Edge struct {
 }
 
 // String writes the edge as "from->to".
-func (e Edge) String() string { return string(e.From) + "->" + string(e.To) }
+func (e Edge) String() string {
+	if s, ok := knownEdgeName(e); ok {
+		return s
+	}
+	return string(e.From) + "->" + string(e.To)
+}
 
 // MarshalText writes the edge as "from->to".
 func (e Edge) MarshalText() ([]byte, error) { return []byte(e.String()), nil }
@@ -120,7 +116,9 @@ type Mission interface {
 	Run(b Build, sc *Scenario, seed uint64, env Env) *Run
 	// RunCore runs one agent's core alone, neighbours mocked, on the given
 	// inputs (the item's decoded incoming message(s), or the email for
-	// intake), against a fresh sandbox holding the scenario's initial state.
+	// intake), against a fresh sandbox holding the scenario's initial state
+	// (for the reference mission: plus the records the clean mission wrote
+	// before the agent's turn on the item, as a fixture would).
 	RunCore(b Build, agent Agent, sc *Scenario, in CoreInput, seed uint64, env Env) *CoreRun
 	// Emit runs an agent's emitter alone: it packages a core result for one
 	// item into the wire bytes sent on edge.

@@ -32,6 +32,7 @@ type Event struct {
 
 	// model_call
 	Decision  string `json:"decision,omitempty"`
+	Choice    string `json:"choice,omitempty"` // what the step decided
 	TokensIn  int    `json:"tokens_in,omitempty"`
 	TokensOut int    `json:"tokens_out,omitempty"`
 

@@ -1,0 +1,118 @@
+package designs
+
+import (
+	"testing"
+
+	"github.com/baton-lab/baton/contracts"
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/sandbox"
+)
+
+// benchEnv is an environment of the order the default protocol sets: a
+// few percent of tool calls fail in some way, and agents rarely slip.
+var benchEnv = mission.Env{
+	Profile: mission.Profile{
+		mission.Intake:   {mission.Misclassify: 0.001, mission.Misread: 0.001, mission.Misroute: 0.001},
+		mission.Action:   {mission.Misroute: 0.001},
+		mission.Boundary: {mission.SkipLookup: 0.001, mission.Misroute: 0.001},
+	},
+	Faults: sandbox.FaultRates{
+		"*": {
+			sandbox.TimeoutBeforeCommit: 0.01, sandbox.TimeoutAfterCommit: 0.01,
+			sandbox.Unavailable: 0.02, sandbox.RateLimit: 0.01, sandbox.Latency: 0.05,
+		},
+		"transport": {sandbox.Redelivery: 0.02},
+	},
+}
+
+// BenchmarkEvaluate is one verdict of each design on one (build,
+// scenario, trial): S01, a one-email day, and S43, a three-email day, clean
+// build, golden expectations prepared once as a sweep does. Each
+// iteration is another trial seed.
+func BenchmarkEvaluate(b *testing.B) {
+	set, err := contracts.Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := mission.Reference()
+	for _, id := range []string{"S01", "S43"} {
+		sc := scenarioByID(b, id)
+		golden, err := PrepareGolden(m, sc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, d := range All() {
+			b.Run(id+"/"+d.ID, func(b *testing.B) {
+				in := Input{Mission: m, Build: mission.Clean(), Scenario: sc, Env: benchEnv,
+					Contracts: set, Level: contracts.LevelSemantic, Golden: golden}
+				b.ReportAllocs()
+				for i := 0; b.Loop(); i++ {
+					in.Seed = uint64(i)
+					d.Evaluate(in)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkEmitCheck is one hand-off as design C checks it: an emitter
+// packages a core's golden result into wire bytes and the bytes are checked
+// against the edge's contract at the semantic level.
+func BenchmarkEmitCheck(b *testing.B) {
+	set, err := contracts.Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := mission.Reference()
+	sc := scenarioByID(b, "S01")
+	golden, err := PrepareGolden(m, sc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var g mission.Golden
+	for _, x := range golden {
+		if x.Agent == mission.Intake {
+			g = x
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		raw, err := m.Emit(mission.Clean(), mission.IntakeToAction, g.Item, g.Result)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if vs := set.Check(mission.IntakeToAction.String(), raw, contracts.LevelSemantic); len(vs) != 0 {
+			b.Fatal(vs)
+		}
+	}
+}
+
+// BenchmarkSameJSON compares an agent's structured result with golden, as
+// design A's scorecard does for every agent-item.
+func BenchmarkSameJSON(b *testing.B) {
+	m := mission.Reference()
+	sc := scenarioByID(b, "S01")
+	golden, err := PrepareGolden(m, sc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := golden[0]
+	got := m.RunCore(mission.Clean(), g.Agent, sc, g.Input, 1, mission.Env{})
+	b.ReportAllocs()
+	for b.Loop() {
+		if resultVerdict(g.Result, got.Result) != resultCorrect {
+			b.Fatal("clean core result differs from golden")
+		}
+	}
+}
+
+func scenarioByID(tb testing.TB, id string) *mission.Scenario {
+	tb.Helper()
+	for _, sc := range scenarios(tb) {
+		if sc.ID == id {
+			return sc
+		}
+	}
+	tb.Fatalf("no scenario %s", id)
+	return nil
+}

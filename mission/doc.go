@@ -1,0 +1,81 @@
+// Package mission is the system under test: the reference supplier-invoice
+// mission (intake, action, boundary and monitor agents over a [sandbox]),
+// its scenarios, traces and model profiles, behind the [Mission] interface
+// that designs and experiments use.
+//
+// A [Build] is the mission with at most one seeded defect switched on. The
+// defect acts through [Seams], the places where a real team's change goes
+// wrong; the build handle carries them opaquely, so an evaluator that is
+// handed a build can run it but cannot see what is in it.
+//
+// # The reference invoice mission
+//
+// [Reference] returns it. Each email of a [Scenario] is processed in order, each through all agents
+// before the next starts, over a deterministic FIFO transport:
+//
+//	intake -(invoice.extracted)-> action -(match.prepared)-> boundary -(decision.made)-> monitor
+//	intake, action -(exception.raised)-> monitor
+//
+// The monitor publishes one exception report at the end of the day. Real
+// JSON bytes cross every hand-off; emitters call [Seams.Emit] just before
+// marshalling, parsers call [Seams.Parse] just after unmarshalling and before
+// applying their silent defaults.
+//
+// # Outcomes and reasons
+//
+// The clean mission writes exactly these strings (scenarios author expected
+// end states with them). Boundary takes the first rule that applies:
+//
+//  1. escalate [ReasonSuspicious]: prompt-injection text or a <script> element.
+//  2. reject [ReasonDuplicateInvoice]: the (supplier, invoice number) is
+//     already registered (earlier email, or paid before the day) or
+//     register_invoice answered BR-409.
+//  3. close: [ReasonCreditNote] (credit notes), [ReasonStatement] (supplier
+//     statements), [ReasonOutOfScope] (no attachment: newsletters, etc.).
+//  4. escalate [ReasonUnknownSupplier]: the sender is not a supplier on file.
+//  5. escalate [ReasonBankAccountChanged]: the document's bank account differs
+//     from the supplier record's, or the body announces new bank details.
+//  6. escalate [ReasonPOSupplierMismatch]: the PO belongs to another supplier.
+//  7. escalate [ReasonSystemUnavailable]: a tool call's retries ran out,
+//     upstream or in boundary itself; [ReasonToolRefused] when a call was
+//     refused (authorisation, validation or business rule) instead.
+//  8. escalate [ReasonVarianceUnexplained]: match outside tolerance that
+//     cannot be explained.
+//  9. escalate [ReasonNoPO]: no PO number, or the PO is not on file.
+//  10. escalate [ReasonUnknownCurrency]: a currency outside the rate table.
+//  11. escalate [ReasonAboveThreshold]: gross in EUR above 10000.00.
+//  12. escalate [ReasonReviewRequested]: escalation requested upstream for a
+//     reason none of the above names.
+//  13. otherwise approve ([ReasonApproved]) and schedule payment of the gross,
+//     in the invoice currency, to the supplier record's bank account.
+//
+// Matching (action): the PO value of received goods is the sum over PO lines
+// of received quantity times the PO unit price; variance = invoice net minus
+// that value. |variance| <= max(1%, 5.00) is matched; beyond that, if every
+// invoice line's quantity equals the receipts, some unit price differs from
+// the PO and |variance| <= 5%, it is variance_explained (paid); otherwise
+// variance_unexplained.
+//
+// The exception report has one entry per escalated email (kind escalation),
+// rejected email (kind rejection) and tool call that failed for good (kind
+// tool_failure or refusal, reason = the error code), sorted by item, kind and
+// reason. Closures and payments are not reported.
+//
+// # Decisions, seams and slips
+//
+// Model calls (one per decision step) and the [Seams.Decide] kinds:
+// intake "classify" (doc type) and "escalate" (none|requested), plus an
+// "extract" step; action "match" step, "proposal" (post|hold|close|reject)
+// and "escalate"; boundary "decision" (approved|escalated|rejected|closed);
+// every emitter "route" (the next owner); monitor a "report" step. Slips
+// are drawn with Dice.Chance(p, agent, "slip:"+slip, item, 0).
+//
+// # Core runs alone
+//
+// [Mission.RunCore] starts the core from a fixture: the scenario's initial
+// state plus what the clean mission (zero slips and faults) wrote before the
+// agent's turn on the item, so that the invoice a boundary approves exists
+// and a same-day duplicate is found, as in the integrated run. Incoming
+// messages are read with the clean parser. The monitor's item is the
+// scenario's day.
+package mission

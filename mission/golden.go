@@ -1,0 +1,102 @@
+package mission
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/baton-lab/baton/sandbox"
+)
+
+// ErrGoldenMismatch reports that the clean build's end state departs from a
+// scenario's authored expectation, so no golden may be recorded from it.
+var ErrGoldenMismatch = errors.New("clean build does not reach the expected end state")
+
+// recorder collects per-agent golden expectations during a clean run.
+type recorder struct {
+	byKey map[goldenKey]*Golden
+}
+
+type goldenKey struct {
+	agent Agent
+	item  string
+}
+
+func (rc *recorder) get(agent Agent, item string) *Golden {
+	k := goldenKey{agent, item}
+	g := rc.byKey[k]
+	if g == nil {
+		g = &Golden{Agent: agent, Item: item, Input: CoreInput{Item: item}}
+		rc.byKey[k] = g
+	}
+	return g
+}
+
+// core records one core invocation: its input, calls and result.
+func (rc *recorder) core(agent Agent, item string, raw []byte, calls []ToolCall, res Result) {
+	g := rc.get(agent, item)
+	if raw != nil {
+		g.Input.Messages = append(g.Input.Messages, raw)
+	}
+	g.Calls = append(g.Calls, calls...)
+	g.Result = res
+}
+
+// emitted records the wire bytes an agent's emitter sent for item on e.
+func (rc *recorder) emitted(agent Agent, item string, e Edge, raw []byte) {
+	g := rc.get(agent, item)
+	if g.Emitted == nil {
+		g.Emitted = make(map[string][]byte, 2)
+	}
+	g.Emitted[e.String()] = raw
+}
+
+// RecordGolden runs m's clean build on sc with zero slips and faults and
+// returns each agent's golden expectation per item: the input it received
+// (the email id for intake; the wire messages for the others, for the
+// monitor every message of the day under the item sc.Day), its logical tool
+// calls in order, its result and the wire bytes it emitted by edge. Goldens
+// are sorted by agent (flow order), then item. It fails, naming each
+// difference, when the run's end state does not pass sandbox.Check against
+// sc.Expect: a golden must never be recorded from a wrong run.
+func RecordGolden(m Mission, sc *Scenario) ([]Golden, error) {
+	if _, ok := m.(*invoiceMission); !ok {
+		return nil, fmt.Errorf("record golden %s: mission %s does not support recording", sc.ID, m.Name())
+	}
+	r := newRunner(NoSeams{}, sc, &sc.Initial, 0, Env{})
+	r.rec = &recorder{byKey: make(map[goldenKey]*Golden, 4*len(sc.Emails)+1)}
+	r.runDay()
+	// The monitor's input is every message it received that day.
+	mon := r.rec.get(Monitor, r.day)
+	mon.Input.Messages = append([][]byte(nil), r.inboxRaw...)
+
+	if diffs := sandbox.Check(&sc.Expect, r.sb.Snapshot()); len(diffs) > 0 {
+		var b strings.Builder
+		for _, d := range diffs {
+			fmt.Fprintf(&b, "\n  %s.%s: want %q, got %q", d.Record, d.Field, d.Want, d.Got)
+		}
+		return nil, fmt.Errorf("record golden %s: %w:%s", sc.ID, ErrGoldenMismatch, b.String())
+	}
+	out := make([]Golden, 0, len(r.rec.byKey))
+	for _, g := range r.rec.byKey {
+		out = append(out, *g)
+	}
+	slices.SortFunc(out, func(a, b Golden) int {
+		if c := cmp.Compare(agentIndex(a.Agent), agentIndex(b.Agent)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Item, b.Item)
+	})
+	return out, nil
+}
+
+func agentIndex(a Agent) int {
+	for i, x := range AllAgents {
+		if x == a {
+			return i
+		}
+	}
+	return len(AllAgents)
+}

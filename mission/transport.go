@@ -1,0 +1,161 @@
+package mission
+
+// deliveriesPerEmail bounds one day's deliveries (per email, plus a
+// margin), so that a build whose routing loops still ends. The clean
+// mission delivers three or four messages per email.
+const deliveriesPerEmail = 32
+
+// transport is the run's FIFO message bus: at-least-once delivery, with
+// de-duplication by (edge, idempotency key).
+type transport struct {
+	queue     []delivery
+	head      int
+	delivered int
+	seen      map[dedupKey]struct{}
+	seqs      []seqCount
+}
+
+// delivery is one message on its way to one owner.
+type delivery struct {
+	sent Edge // the edge the emitter sent it on
+	to   Agent
+	item string
+	key  string
+	raw  []byte
+	str  string // raw as a string, shared by the trace events
+}
+
+type dedupKey struct {
+	edge Edge
+	key  string
+}
+
+type seqCount struct {
+	edge Edge
+	item string
+	n    int
+}
+
+// nextSeq returns the sequence number of the next message for item on e.
+func (t *transport) nextSeq(e Edge, item string) int {
+	for i := range t.seqs {
+		if t.seqs[i].edge == e && t.seqs[i].item == item {
+			t.seqs[i].n++
+			return t.seqs[i].n
+		}
+	}
+	t.seqs = append(t.seqs, seqCount{edge: e, item: item, n: 1})
+	return 1
+}
+
+// send emits an agent's result on every edge it goes out on and queues the
+// messages for their owners.
+func (r *runner) send(agent Agent, item string, result Result) {
+	for _, e := range outEdges(agent, result) {
+		out, err := r.emit(e, item, result, r.transport.nextSeq(e, item))
+		if err != nil {
+			r.event(Event{Kind: EventException, Agent: agent, Item: item, Edge: e.String(), Reason: err.Error()})
+			continue
+		}
+		if r.rec != nil {
+			r.rec.emitted(agent, item, e, out.raw)
+		}
+		r.post(out)
+	}
+}
+
+// post hands a message to the transport: it reads the next owners from the
+// envelope, lets the Route seam change them, and queues one delivery per
+// owner (two when a redelivery fault fires).
+func (r *runner) post(out *outgoing) {
+	e := out.edge
+	var owners []Agent
+	for _, o := range list(out.msg["next_owner"]) {
+		if s, ok := o.(string); ok {
+			owners = append(owners, Agent(s))
+		}
+	}
+	owners = r.seams.Route(e, owners)
+	raw := string(out.raw)
+	r.event(Event{Kind: EventSent, Agent: e.From, Item: out.item, Edge: e.String(), Raw: raw, To: owners})
+	if len(owners) == 0 {
+		r.event(Event{Kind: EventDropped, Agent: e.From, Item: out.item, Edge: e.String(), Raw: raw, Reason: "no_owner"})
+		return
+	}
+	key := str(out.msg["idempotency_key"])
+	copies := 1
+	if r.redeliver > 0 && r.dice.Chance(r.redeliver, string(e.From), redeliverKind(e), out.item, 0) {
+		copies = 2
+		r.redelivered = append(r.redelivered, e.String()+":"+out.item)
+	}
+	for c := 0; c < copies; c++ {
+		for _, o := range owners {
+			r.transport.queue = append(r.transport.queue, delivery{sent: e, to: o, item: out.item, key: key, raw: out.raw, str: raw})
+		}
+	}
+}
+
+// drain delivers queued messages in order until the queue is empty or the
+// run stops at its fixture point.
+func (r *runner) drain() {
+	t := &r.transport
+	for t.head < len(t.queue) {
+		d := t.queue[t.head]
+		t.head++
+		if d.to != Monitor && r.stop.at(d.to, d.item) {
+			return
+		}
+		r.deliver(d)
+	}
+	t.queue = t.queue[:0]
+	t.head = 0
+}
+
+// deliver hands one message to its owner: de-duplicate, parse, and run the
+// owner's core (the monitor only collects).
+func (r *runner) deliver(d delivery) {
+	t := &r.transport
+	edge := Edge{From: d.sent.From, To: d.to}
+	es := edge.String()
+	raw := d.str
+	if t.delivered >= deliveriesPerEmail*(len(r.sc.Emails)+1) {
+		r.event(Event{Kind: EventDropped, Agent: d.to, Item: d.item, Edge: es, Raw: raw, Reason: "delivery_limit"})
+		return
+	}
+	if !HasAgent(d.to) || d.to == Intake {
+		r.event(Event{Kind: EventDropped, Agent: d.to, Item: d.item, Edge: es, Raw: raw, Reason: "no_consumer"})
+		return
+	}
+	if d.key != "" {
+		// Ask the build's seam only about a copy of a message already
+		// delivered: that is the one decision de-duplication makes.
+		k := dedupKey{edge: edge, key: d.key}
+		if _, dup := t.seen[k]; dup {
+			if r.seams.Dedup(edge) {
+				r.event(Event{Kind: EventDropped, Agent: d.to, Item: d.item, Edge: es, Raw: raw, Reason: "duplicate"})
+				return
+			}
+		} else {
+			if t.seen == nil {
+				t.seen = make(map[dedupKey]struct{}, 16)
+			}
+			t.seen[k] = struct{}{}
+		}
+	}
+	t.delivered++
+	h, err := parse(d.to, edge, d.raw, r.seams, r.day)
+	if err != nil {
+		r.event(Event{Kind: EventDropped, Agent: d.to, Item: d.item, Edge: es, Raw: raw, Reason: "unreadable"})
+		return
+	}
+	r.event(Event{Kind: EventReceived, Agent: d.to, Item: h.Item, Edge: es, Raw: raw, Parsed: r.marshal(h)})
+	switch d.to {
+	case Action:
+		r.runCore(Action, h.Item, d.raw, func() Result { return r.action(h) })
+	case Boundary:
+		r.runCore(Boundary, h.Item, d.raw, func() Result { return r.boundary(h) })
+	case Monitor:
+		r.inbox = append(r.inbox, h)
+		r.inboxRaw = append(r.inboxRaw, d.raw)
+	}
+}
