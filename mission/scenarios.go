@@ -27,36 +27,6 @@ import (
 	"github.com/baton-lab/baton/sandbox"
 )
 
-// Scenario files.
-//
-// A scenario file is one YAML document, a mapping with two keys:
-//
-//	defs:       # optional, free-form: a place for YAML anchors (&suppliers)
-//	scenarios:  # a list of entries
-//	  - id: S01 …            # a scenario
-//	  - family: …            # a family, expanded into several scenarios
-//
-// A family is a template scenario and a list of members. Every member is a
-// flat mapping of variables; the template's scalar values may refer to them
-// as ${name}. Each member yields one scenario, in the order listed, with the
-// member's variables substituted (a member must set "id", and every variable
-// it sets must be used). Expansion is plain text substitution, so the same
-// file always gives the same scenarios with the same ids.
-//
-//	- family:
-//	    name: typical-po
-//	    template:
-//	      id: ${id}
-//	      title: PO-backed ${currency} invoice from ${supplier}
-//	      …
-//	    members:
-//	      - {id: S30, currency: EUR, supplier: SUP-001, …}
-//
-// Decoding is strict: unknown keys, wrong types, missing required fields,
-// unknown categories, duplicate ids, expected items naming an unknown email,
-// tags without category: and currency:, invalid dates and amounts that do
-// not add up are errors of the form "file:line: field: problem".
-
 //go:embed scenarios/*.yaml
 var scenarioFS embed.FS
 
@@ -83,10 +53,10 @@ func (e *ScenarioError) Error() string {
 }
 
 var (
-	scenariosOnce sync.Once
-	scenariosSet  []*Scenario
-	scenariosErr  error
-	scenariosHash string
+	scenariosOnce   sync.Once
+	scenariosSet    []*Scenario
+	scenariosErr    error
+	scenariosDigest string
 )
 
 func loadDefaultScenarios() {
@@ -108,7 +78,7 @@ func loadDefaultScenarios() {
 		h.Write(data)
 		files = append(files, scenarioFile{name: name, data: data})
 	}
-	scenariosHash = hex.EncodeToString(h.Sum(nil))
+	scenariosDigest = hex.EncodeToString(h.Sum(nil))
 	scenariosSet, scenariosErr = parseScenarioFiles(files)
 	if scenariosErr != nil {
 		scenariosErr = fmt.Errorf("load default scenarios: %w", scenariosErr)
@@ -135,7 +105,7 @@ func DefaultScenarios() ([]*Scenario, error) {
 // results.
 func ScenariosHash() string {
 	scenariosOnce.Do(loadDefaultScenarios)
-	return scenariosHash
+	return scenariosDigest
 }
 
 // LoadScenarios reads scenario files; a directory contributes its *.yaml and
@@ -185,6 +155,37 @@ func LoadScenarios(paths ...string) ([]*Scenario, error) {
 // ParseScenarios parses one scenario file's contents; name is used in error
 // messages and Scenario.Source. Scenarios come back in file order, families
 // expanded in place.
+//
+// A scenario file is one YAML document, a mapping with two keys:
+//
+//	defs:       # optional, free-form: a place for YAML anchors (&suppliers)
+//	scenarios:  # a list of entries
+//	  - id: S01 …            # a scenario
+//	  - family: …            # a family, expanded into several scenarios
+//
+// A family is a template scenario and a list of members. Every member is a
+// flat mapping of variables; the template's scalar values may refer to them
+// as ${name}. Each member yields one scenario, in the order listed, with the
+// member's variables substituted (a member must set "id", and every variable
+// it sets must be used). Expansion is plain text substitution, so the same
+// file always gives the same scenarios with the same ids. A value that is
+// exactly one reference takes the type of what it is replaced by, quoted or
+// not ("${qty}" in a flow mapping becomes the number 40).
+//
+//	scenarios:
+//	  - family:
+//	      name: typical-po
+//	      template:
+//	        id: ${id}
+//	        title: PO-backed ${currency} invoice from ${supplier}
+//	        …
+//	      members:
+//	        - {id: S06, currency: EUR, supplier: SUP-001, …}
+//
+// Decoding is strict: unknown keys, wrong types, missing required fields,
+// unknown categories, duplicate ids, expected items naming an unknown email,
+// tags without category: and currency:, invalid dates and amounts that do
+// not add up are errors of the form "file:line: field: problem".
 func ParseScenarios(name string, data []byte) ([]*Scenario, error) {
 	p := &scenarioParser{file: name}
 	out := p.parse(data)
