@@ -176,6 +176,14 @@ func ExportReview(dir string, items []ReviewCandidate, size int, seed uint64) er
 	return nil
 }
 
+// SampleReview draws the stratified, shuffled sample ExportReview would
+// export from items. Callers that fill candidates lazily (the emails,
+// hand-offs and end states are costly to regenerate) draw the sample first
+// and fill only what it keeps.
+func SampleReview(items []ReviewCandidate, size int, seed uint64) []ReviewCandidate {
+	return drawSample(items, size, seed)
+}
+
 // drawSample picks the stratified sample and shuffles it.
 func drawSample(items []ReviewCandidate, size int, seed uint64) []ReviewCandidate {
 	sorted := slices.Clone(items)
