@@ -181,13 +181,17 @@ type PassKCategoryRow struct {
 // CostRow is what a design's suites cost: totals over all its suite runs,
 // the mean per suite run (one full suite), and both in money.
 type CostRow struct {
-	Design        string    `json:"design"`
-	SuiteRuns     int       `json:"suite_runs"`
-	ModelCalls    int       `json:"model_calls"`
-	ToolCalls     int       `json:"tool_calls"`
-	Tokens        int       `json:"tokens"`
-	SandboxResets int       `json:"sandbox_resets"`
-	WallMS        int64     `json:"wall_ms"`
+	Design        string `json:"design"`
+	SuiteRuns     int    `json:"suite_runs"`
+	ModelCalls    int    `json:"model_calls"`
+	ToolCalls     int    `json:"tool_calls"`
+	Tokens        int    `json:"tokens"`
+	SandboxResets int    `json:"sandbox_resets"`
+	WallMS        int64  `json:"-"` // wall-clock: in manifest.json and the reports, never in results.json
+	// WallNull keeps the schema's wall_ms key, always null in results.json:
+	// a wall-clock figure would break byte-identical results; manifest.json
+	// has it per design.
+	WallNull      *int64    `json:"wall_ms"`
 	PerSuite      CostMeans `json:"per_suite"`
 	Money         F4        `json:"money"`
 	MoneyPerSuite F4        `json:"money_per_suite"`
@@ -200,7 +204,24 @@ type CostMeans struct {
 	ToolCalls     F4 `json:"tool_calls"`
 	Tokens        F4 `json:"tokens"`
 	SandboxResets F4 `json:"sandbox_resets"`
-	WallMS        F4 `json:"wall_ms"`
+	WallMS        F4 `json:"-"` // wall-clock, like CostRow.WallMS
+}
+
+// SetWall sets each design's summed wall-clock time of its suites (ms),
+// which results.json leaves out so that it stays byte-stable: the
+// experiment keeps it in manifest.json and hands it back when rendering.
+func (r *Results) SetWall(ms map[string]int64) {
+	for i := range r.Cost {
+		row := &r.Cost[i]
+		w, ok := ms[row.Design]
+		if !ok {
+			continue
+		}
+		row.WallMS = w
+		if row.SuiteRuns > 0 {
+			row.PerSuite.WallMS = f4(float64(w) / float64(row.SuiteRuns))
+		}
+	}
 }
 
 // PairedRow is McNemar's exact test of designs A and B on one class, over

@@ -540,9 +540,10 @@ func (r AgreementRow) finish() AgreementRow {
 }
 
 // RefreshAgreement recomputes reviewer agreement from dir/review and
-// re-renders the reports in dir from its results.json: what `baton review
-// import` does after [ImportReview].
-func RefreshAgreement(dir string) error {
+// re-renders the reports in dir from its results.json, with each design's
+// wall-clock time (ms, from the run's manifest; results.json leaves it out):
+// what `baton review import` does after [ImportReview].
+func RefreshAgreement(dir string, wall map[string]int64) error {
 	rows, err := Agreement(dir)
 	if err != nil {
 		return err
@@ -552,6 +553,7 @@ func RefreshAgreement(dir string) error {
 		return fmt.Errorf("refresh agreement: %w", err)
 	}
 	r.SetAgreement(rows)
+	r.SetWall(wall)
 	if err := WriteAll(dir, r); err != nil {
 		return fmt.Errorf("refresh agreement: %w", err)
 	}

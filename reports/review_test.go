@@ -306,7 +306,7 @@ func TestAgreement(t *testing.T) {
 		if err := WriteAll(dir, synthResults()); err != nil {
 			t.Fatal(err)
 		}
-		if err := RefreshAgreement(dir); err != nil {
+		if err := RefreshAgreement(dir, nil); err != nil {
 			t.Fatal(err)
 		}
 		back, err := LoadResults(filepath.Join(dir, "results.json"))

@@ -28,13 +28,15 @@ reviewer agreement when labels have been imported, and print the report.
 		Args: exactArgs(1, "one RUN_DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
-			if _, err := experiment.VerifyRun(dir); err != nil {
+			man, err := experiment.VerifyRun(dir)
+			if err != nil {
 				return err
 			}
 			r, err := reports.LoadResults(filepath.Join(dir, "results.json"))
 			if err != nil {
 				return err
 			}
+			r.SetWall(man.WallMS)
 			if rows, err := reports.Agreement(dir); err == nil {
 				r.SetAgreement(rows)
 			}

@@ -71,7 +71,8 @@ against each reviewer and between the reviewers.`,
 				return &usageError{fmt.Errorf("--reviewer NAME is required")}
 			}
 			dir := args[0]
-			if _, err := experiment.VerifyRun(dir); err != nil {
+			man, err := experiment.VerifyRun(dir)
+			if err != nil {
 				return err
 			}
 			if err := reports.ImportReview(dir, reviewer, args[1]); err != nil {
@@ -81,7 +82,7 @@ against each reviewer and between the reviewers.`,
 			if err != nil {
 				return err
 			}
-			if err := reports.RefreshAgreement(dir); err != nil {
+			if err := reports.RefreshAgreement(dir, man.WallMS); err != nil {
 				return err
 			}
 			fmt.Fprintf(g.stdout, "imported %s's labels; %d agreement rows in %s\n", reviewer, len(rows), filepath.Join(dir, "report.md"))

@@ -1,0 +1,95 @@
+package experiment
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/baton-lab/baton/designs"
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/reports"
+)
+
+// cpuTime returns the process's user and system CPU time so far: on a
+// shared machine it is a steadier measure than wall time.
+func cpuTime(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+var sweepTrials = flag.Int("sweep.trials", 2, "trials per scenario in BenchmarkSweep (the default protocol has 20)")
+
+// BenchmarkStoreWriter measures the run store's writer per item: one row
+// with two findings (a real sweep averages under half a finding per item),
+// committed in batches of 500.
+func BenchmarkStoreWriter(b *testing.B) {
+	s, err := openStore(filepath.Join(b.TempDir(), StoreFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.db.Close()
+	findings := []designs.Finding{
+		{Rule: "contract.required", Message: "payload.currency: required field missing", Location: "intake->action",
+			Evidence: designs.Evidence{Run: "emit:intake->action:E1", Item: "E1", Field: "currency"}},
+		{Rule: "trajectory.exact", Message: "boundary E1: tool call 3 differs from golden", Location: "boundary",
+			Evidence: designs.Evidence{Run: "core:boundary:E1", Seq: 12, Item: "E1"}},
+	}
+	w := s.startWriter(500, nil)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime(b)
+	designs := []string{"", "A", "B", "C"}
+	for i := range b.N {
+		// Items arrive roughly in plan order: a unit's four items together,
+		// units by scenario then trial.
+		design, trial, scenario := designs[i%4], i/4%20+1, "S"+strconv.Itoa(i/80)
+		it := reports.Item{Build: "cl-intake-action-currency", Design: design, Scenario: scenario,
+			Trial: trial, Seed: uint64(i) * 0x9e3779b97f4a7c15, Flagged: true, Blame: []string{"intake->action", "boundary"},
+			Findings: 2, Cost: mission.Cost{ModelCalls: 12, ToolCalls: 20, Tokens: 4000, SandboxResets: 4}, WallNS: 120000}
+		w.send([]row{{id: ItemID(it.Build, design, scenario, trial), item: it, findings: findings}})
+	}
+	if err := w.close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkSweep runs the default protocol (with -sweep.trials trials) end
+// to end, from loading to results.json, on the real stack. It reports
+// items/s and cpu-ns/item (user+system CPU of the process, steadier than
+// wall time on a shared machine). The sweep allocates heavily: GOGC=400
+// cuts its CPU by about a fifth, e.g.
+//
+//	GOGC=400 go test ./experiment -run '^$' -bench Sweep -benchtime 1x -sweep.trials 20
+func BenchmarkSweep(b *testing.B) {
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			st := realStack(b)
+			items := 0
+			b.ReportAllocs()
+			cpu0 := cpuTime(b)
+			for i := range b.N {
+				opt := Options{RunDir: filepath.Join(b.TempDir(), strconv.Itoa(i)), Workers: workers, Trials: *sweepTrials,
+					Stack: st, Logger: zerolog.Nop()}
+				sum, err := Run(context.Background(), opt)
+				if err != nil {
+					b.Fatal(err)
+				}
+				items += sum.Items
+			}
+			b.ReportMetric(float64(items)/b.Elapsed().Seconds(), "items/s")
+			b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(items), "cpu-ns/item")
+			b.ReportMetric(float64(items)/float64(b.N), "items/op")
+		})
+	}
+}

@@ -1,0 +1,69 @@
+// Package experiment runs the protocol: it loads and locks a pre-registered
+// [Protocol], plans the work items of a sweep (every build, design,
+// scenario and trial, plus one integrated observation run per build,
+// scenario and trial), runs them on a worker pool, streams every outcome
+// through a single writer into the run store (runs.db, SQLite), and at the
+// end streams the stored rows, in a fixed order, into the reports
+// aggregation. A run folder holds everything needed to continue an
+// interrupted sweep ([Options].Resume), to regenerate any work item exactly
+// ([Replay]) and to check that the protocol did not change since the run
+// started ([VerifyRun]).
+//
+// # Work items
+//
+// An item's id is build/design/scenario/trial ("clean/C/S01/3"), with
+// design "obs" for the observation run, whose [reports.Item] has Design ""
+// and carries Success (the end state passed [sandbox.Check]) and TraceHash
+// (SHA-256 of the trace's JSON Lines and the end state's JSON). A trial's
+// seed is [TrialSeed]: [sandbox.HashSeed](master seed, scenario id,
+// trial), the same for every build and design and independent of the
+// worker count. The clean build's items are dispatched first, then each
+// mutant's.
+//
+// # Determinism
+//
+// Aggregation reads rows out of runs.db ordered by build (clean first),
+// design (the observation run first), scenario and trial, so an
+// interrupted-then-resumed run and an uninterrupted one aggregate the same
+// rows in the same order and write byte-identical results.json. Wall-clock
+// time lives only in manifest.json (per design, WallMS) and in the store's
+// wall_ns column: items reach the aggregation with WallNS zero.
+//
+// The items of one (build, scenario, trial) run on one worker and share
+// their executions: the observation run is design B's integrated run, and
+// design A's core runs are design C's (see itemMission). Runs are
+// deterministic, so this changes no result; a test compares results with
+// sharing on and off, and Replay never shares.
+//
+// # Run folder
+//
+//	protocol.yaml      byte copy of the protocol the run used
+//	inputs/            copies of the files the protocol names (catalogue, contracts, scenarios)
+//	manifest.json      protocol hash, versions, hashes, seed, workers, start and end times
+//	runs.db            SQLite, described below
+//	results.json ...   written by reports.WriteAll
+//	traces/            traces exported on demand (ExportTraces, ReplayResult.WriteTrace)
+//
+// # runs.db
+//
+//	meta(key, value)                   schema, protocol_sha256, seed, trials, complete
+//	builds(id, ord, class, location, operator, description, status)
+//	scenarios(id, ord, category, tags, title)
+//	items(id, build, design, scenario, trial, seed, flagged, blame, findings,
+//	      model_calls, tool_calls, tokens, sandbox_resets, wall_ns,
+//	      slipped, faulted, reached, success, trace_hash, trace)
+//	      primary key (build, design, scenario, trial), without rowid
+//	findings(item_id, seq, rule, message, location, evidence)
+//	traces(sha256, size, data)         gzipped JSON Lines
+//
+// Booleans are 0/1, seeds decimal text, blame and evidence JSON. status is
+// the mutant's status from the results (killed, survived, equivalent,
+// no_coverage). items.trace is the SHA-256 of the item's trace (the
+// integrated run's, else its core runs' concatenated, each after a
+// {"run":"<name>"} line) for every flagged design item and failed
+// observation run; traces holds the bytes for the clean build's flagged
+// and failed items and a seeded sample of all items. The store runs in WAL
+// mode with synchronous=OFF during the sweep (results regenerate from the
+// protocol; a killed process loses at most the batch in flight) and is left
+// as a single file at the end.
+package experiment

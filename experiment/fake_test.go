@@ -1,0 +1,144 @@
+package experiment
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/baton-lab/baton/designs"
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/reports"
+	"github.com/baton-lab/baton/sandbox"
+)
+
+// fakeMission is a deterministic stand-in for the reference mission: its
+// runs depend on the scenario and seed only.
+type fakeMission struct{}
+
+var _ mission.Mission = fakeMission{}
+
+func (fakeMission) Name() string               { return "invoice" }
+func (fakeMission) Version() string            { return "1.0.0" }
+func (fakeMission) Agents() []mission.Agent    { return mission.AllAgents }
+func (fakeMission) Edges() []mission.Edge      { return mission.AllEdges }
+func (fakeMission) Kind(e mission.Edge) string { return mission.EdgeKind(e) }
+func (fakeMission) Emit(mission.Build, mission.Edge, string, mission.Result) ([]byte, error) {
+	return nil, nil
+}
+func (fakeMission) Parse(mission.Build, mission.Edge, []byte) (*mission.Handoff, error) {
+	return nil, nil
+}
+
+func fakeTrace(kind, sc string, seed uint64) *mission.Trace {
+	t := &mission.Trace{}
+	for i := range 3 {
+		t.Events = append(t.Events, mission.Event{
+			Seq: i + 1, At: int64(i * 20), Kind: mission.EventModelCall, Agent: mission.Intake, Item: "E1",
+			Decision: fmt.Sprintf("%s:%s:%d", kind, sc, seed%1000), TokensIn: int(seed % 97), TokensOut: i,
+		})
+	}
+	t.Events = append(t.Events, mission.Event{Seq: 4, Kind: mission.EventSent, Agent: mission.Intake, Item: "E1",
+		Edge: "intake->action", Raw: `{"id":"m-E1","payload":{"net":` + strconv.FormatUint(seed%500, 10) + `}}`})
+	return t
+}
+
+func (fakeMission) Run(b mission.Build, sc *mission.Scenario, seed uint64, env mission.Env) *mission.Run {
+	end := &sandbox.State{}
+	if seed%4 == 0 {
+		end.Escalations = []sandbox.Escalation{{ID: "ESC-1", Item: "E1", Reason: "above_threshold"}}
+	}
+	return &mission.Run{Trace: fakeTrace("run", sc.ID, seed), End: end, Cost: mission.Cost{ModelCalls: 3, ToolCalls: 5, Tokens: int(seed % 1000), SandboxResets: 1}}
+}
+
+func (fakeMission) RunCore(b mission.Build, agent mission.Agent, sc *mission.Scenario, in mission.CoreInput, seed uint64, env mission.Env) *mission.CoreRun {
+	return &mission.CoreRun{Agent: agent, Item: in.Item, Trace: fakeTrace("core:"+string(agent), sc.ID, seed),
+		Cost: mission.Cost{ModelCalls: 1, ToolCalls: 2, Tokens: int(seed % 100), SandboxResets: 1}}
+}
+
+func fakeCheck(want *sandbox.Expected, got *sandbox.State) []sandbox.Difference {
+	if len(got.Escalations) > 0 {
+		return []sandbox.Difference{{Record: "escalation:E1", Field: "reason", Want: "", Got: got.Escalations[0].Reason}}
+	}
+	return nil
+}
+
+// fakeDesigns flag by seed, so verdicts vary but do not depend on builds
+// (a fake cannot see inside an opaque build).
+var fakeDesigns = []designs.Design{
+	{ID: "A", Name: "fake per-agent", Evaluate: func(in designs.Input) designs.Verdict {
+		cr := in.Mission.RunCore(in.Build, mission.Intake, in.Scenario, mission.CoreInput{Item: "E1"}, in.Seed, in.Env)
+		v := designs.Verdict{Cost: cr.Cost}
+		if in.Seed%5 == 0 {
+			v.Flagged = true
+			v.Findings = []designs.Finding{{Rule: "trajectory.exact", Message: "call 1 differs", Location: "intake",
+				Evidence: designs.Evidence{Run: "core:intake:E1", Seq: 2, Item: "E1"}}}
+			v.Blame = []mission.Location{"intake"}
+		}
+		return v
+	}},
+	{ID: "B", Name: "fake end-to-end", Evaluate: func(in designs.Input) designs.Verdict {
+		run := in.Mission.Run(in.Build, in.Scenario, in.Seed, in.Env)
+		v := designs.Verdict{Cost: run.Cost}
+		for _, d := range fakeCheck(&in.Scenario.Expect, run.End) {
+			v.Findings = append(v.Findings, designs.Finding{Rule: "end_state.escalation", Message: d.Record, Location: "boundary",
+				Evidence: designs.Evidence{Run: "integrated", Item: "E1", Field: d.Field}})
+		}
+		if len(v.Findings) > 0 {
+			v.Flagged, v.Blame = true, []mission.Location{"boundary"}
+		}
+		return v
+	}},
+	{ID: "C", Name: "fake contracts", Evaluate: func(in designs.Input) designs.Verdict {
+		cr := in.Mission.RunCore(in.Build, mission.Intake, in.Scenario, mission.CoreInput{Item: "E1"}, in.Seed, in.Env)
+		v := designs.Verdict{Cost: cr.Cost}
+		if in.Seed%3 == 0 {
+			v.Flagged = true
+			v.Findings = []designs.Finding{
+				{Rule: "contract.required", Message: "currency missing", Location: "intake->action", Evidence: designs.Evidence{Run: "emit:intake->action:E1", Field: "currency"}},
+				{Rule: "contract.type", Message: "net: want number", Location: "intake->action", Evidence: designs.Evidence{Run: "emit:intake->action:E1", Field: "net"}},
+			}
+			v.Blame = []mission.Location{"intake->action"}
+		}
+		return v
+	}},
+}
+
+func fakeStack() *Stack {
+	scenarios := []*mission.Scenario{
+		{ID: "S1", Title: "typical EUR", Category: mission.CategoryTypical, Tags: []string{"category:typical", "currency:EUR"}},
+		{ID: "S2", Title: "USD variation", Category: mission.CategoryVariation, Tags: []string{"category:variation", "currency:USD"}},
+		{ID: "S3", Title: "edge", Category: mission.CategoryEdge, Tags: []string{"category:edge", "currency:EUR"}},
+	}
+	builds := []BuildSpec{
+		{Info: reports.BuildInfo{ID: "cl-currency", Class: "context_loss", Location: "intake->action", Operator: "drop_field"}},
+		{Info: reports.BuildInfo{ID: "ctl-amount", Class: "control", Location: "boundary", Operator: "wrong_tool_arg"}},
+	}
+	for i := range builds {
+		builds[i].Switch = func(o *mission.Oracle) mission.Build { return mission.Clean().WithOracle(o) }
+	}
+	return &Stack{
+		Mission: fakeMission{},
+		Scenarios: func(files []string) ([]*mission.Scenario, string, error) {
+			if len(files) > 0 {
+				return nil, "", fmt.Errorf("fake: no scenario files")
+			}
+			return scenarios, "fake-scenarios", nil
+		},
+		Builds: func(catalogue, mode string) ([]BuildSpec, string, error) {
+			if catalogue != CatalogueDefault {
+				return nil, "", fmt.Errorf("%s:1: mutants: fake stack has the default catalogue only", catalogue)
+			}
+			return builds, "fake-catalogue", nil
+		},
+		Contracts: func(files []string) (designs.ContractChecker, string, error) { return nil, "fake-contracts", nil },
+		Design: func(id string) (designs.Design, bool) {
+			for _, d := range fakeDesigns {
+				if d.ID == id {
+					return d, true
+				}
+			}
+			return designs.Design{}, false
+		},
+		Check: fakeCheck,
+		Write: reports.WriteAll,
+	}
+}

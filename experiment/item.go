@@ -1,0 +1,176 @@
+package experiment
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/baton-lab/baton/designs"
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/reports"
+)
+
+// outcome is one evaluated item: its row, and what its trace file would
+// hold (built only when asked for).
+type outcome struct {
+	row     row
+	verdict *designs.Verdict // nil for an observation item
+	run     *mission.Run     // observation items only
+	traces  map[string]*mission.Trace
+	memo    *unitMemo // nil outside a sweep
+}
+
+// evaluate runs item (u, slot). A panic in the mission or a design becomes
+// an error naming the item.
+//
+// memo, when not nil, shares runs between the items of one unit (see
+// [itemMission]).
+func (pl *plan) evaluate(u unit, slot int, memo *unitMemo) (out *outcome, err error) {
+	b := pl.builds[u.build]
+	sc := pl.scenarios[u.scenario]
+	design := ""
+	if slot > 0 {
+		design = pl.designs[slot-1].ID
+	}
+	id := ItemID(b.Info.ID, design, sc.ID, u.trial)
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("item %s: panic: %v", id, r)
+		}
+	}()
+	seed := TrialSeed(pl.seed, sc.ID, u.trial)
+	oracle := &mission.Oracle{}
+	build := b.Switch(oracle)
+	it := reports.Item{
+		Build: b.Info.ID, Class: b.Info.Class, Location: b.Info.Location, Design: design,
+		Scenario: sc.ID, Category: string(sc.Category), Trial: u.trial, Seed: seed,
+	}
+	out = &outcome{}
+	im := &itemMission{Mission: pl.stack.Mission, memo: memo, build: build, sc: sc, seed: seed, env: pl.env, oracle: oracle}
+	start := time.Now()
+	if slot == 0 {
+		run := im.Run(build, sc, seed, pl.env)
+		it.WallNS = time.Since(start).Nanoseconds()
+		if run == nil || run.Trace == nil || run.End == nil {
+			return nil, fmt.Errorf("item %s: mission run returned no trace or end state", id)
+		}
+		it.Cost = run.Cost
+		it.Success = len(pl.stack.Check(&sc.Expect, run.End)) == 0
+		h, err := traceHash(run, memo)
+		if err != nil {
+			return nil, fmt.Errorf("item %s: %w", id, err)
+		}
+		it.TraceHash = h
+		out.run = run
+	} else {
+		v := pl.designs[slot-1].Evaluate(designs.Input{
+			Mission: im, Build: build, Scenario: sc, Seed: seed, Env: pl.env,
+			Contracts: pl.checker, Level: pl.level, Inputs: pl.proto.DesignAInputs, Golden: pl.golden[u.scenario],
+		})
+		it.WallNS = v.WallNS
+		if it.WallNS == 0 {
+			it.WallNS = time.Since(start).Nanoseconds()
+		}
+		it.Flagged = v.Flagged
+		it.Findings = len(v.Findings)
+		it.Cost = v.Cost
+		for _, l := range v.Blame {
+			it.Blame = append(it.Blame, string(l))
+		}
+		out.verdict = &v
+		out.row.findings = v.Findings
+	}
+	out.traces, out.memo = im.traces, memo
+	// The oracle is this item's alone and its runs are over; runs served
+	// from the unit add what they recorded when they executed.
+	f := snapshot(oracle)
+	f.add(im.extra)
+	it.Reached = f.reached
+	it.Slipped = f.slips > 0
+	it.Faulted = f.faults > 0 || f.redelivers > 0
+	out.row.id, out.row.item = id, it
+	return out, nil
+}
+
+// traceHash is the SHA-256 of an integrated run's trace (JSON Lines) and
+// end state (JSON): two runs with the same hash left the same record.
+func traceHash(run *mission.Run, memo *unitMemo) (string, error) {
+	tr, err := memo.marshal(run.Trace)
+	if err != nil {
+		return "", fmt.Errorf("trace: %w", err)
+	}
+	end, err := json.Marshal(run.End)
+	if err != nil {
+		return "", fmt.Errorf("end state: %w", err)
+	}
+	h := sha256.New()
+	h.Write(tr)
+	h.Write(end)
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// traceBytes returns what an item's trace file holds: the integrated run's
+// trace when the item ran one, else every run's trace in run-name order,
+// each introduced by a line {"run":"<name>"}. ok is false when the item
+// kept no trace.
+func (o *outcome) traceBytes() ([]byte, bool, error) {
+	names := o.traceNames()
+	if len(names) == 0 {
+		return nil, false, nil
+	}
+	if len(names) == 1 && names[0] == "integrated" {
+		b, err := o.memo.marshal(o.traces["integrated"])
+		return b, err == nil, err
+	}
+	var buf bytes.Buffer
+	for _, n := range names {
+		hdr, _ := json.Marshal(struct {
+			Run string `json:"run"`
+		}{n})
+		buf.Write(hdr)
+		buf.WriteByte('\n')
+		b, err := o.memo.marshal(o.traces[n])
+		if err != nil {
+			return nil, false, err
+		}
+		buf.Write(b)
+	}
+	return buf.Bytes(), true, nil
+}
+
+// traceNames lists the runs whose traces make the item's trace: the
+// integrated run alone when there is one, else every run by name.
+func (o *outcome) traceNames() []string {
+	if t, ok := o.traces["integrated"]; ok && t != nil {
+		return []string{"integrated"}
+	}
+	names := make([]string, 0, len(o.traces))
+	for n, t := range o.traces {
+		if t != nil {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// tracesKey identifies the item's trace by the identity of the traces it
+// is made of, so items of a unit that share runs share it without
+// serialising it again.
+func (o *outcome) tracesKey() string {
+	var b strings.Builder
+	for _, n := range o.traceNames() {
+		b.WriteString(n)
+		b.WriteByte('=')
+		b.WriteString(strconv.FormatUint(uint64(reflect.ValueOf(o.traces[n]).Pointer()), 16))
+		b.WriteByte(';')
+	}
+	return b.String()
+}

@@ -1,0 +1,285 @@
+package experiment
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+)
+
+// ManifestSchema identifies manifest.json's layout.
+const ManifestSchema = "baton.manifest/v1"
+
+// Files of a run folder.
+const (
+	ManifestFile = "manifest.json"
+	ProtocolCopy = "protocol.yaml"
+	StoreFile    = "runs.db"
+	InputsDir    = "inputs"
+	ResultsFile  = "results.json"
+)
+
+// Manifest is manifest.json: what a run was, with which versions of
+// everything, and when. Started and Finished are the only wall-clock
+// fields of a run folder besides the store's wall_ns column and WallMS.
+type Manifest struct {
+	Schema   string           `json:"schema"`
+	Protocol ManifestProtocol `json:"protocol"`
+	// Settings is the protocol as the run applied it (defaults filled in,
+	// seed and trials overrides applied).
+	Settings *Protocol `json:"settings"`
+	Seed     uint64    `json:"seed"`
+	Trials   int       `json:"trials"`
+
+	Baton   string     `json:"baton"`
+	Go      string     `json:"go"`
+	Mission MissionRef `json:"mission"`
+	Hashes  Hashes     `json:"hashes"`
+	Inputs  []Input    `json:"inputs"`
+
+	Builds    int      `json:"builds"`
+	Scenarios int      `json:"scenarios"`
+	Designs   []string `json:"designs"`
+	Items     int      `json:"items"`
+
+	Workers  int    `json:"workers"`
+	Started  string `json:"started"`
+	Finished string `json:"finished,omitempty"`
+	Sessions int    `json:"sessions"` // 1, plus one per resume
+	Complete bool   `json:"complete"`
+	Valid    *bool  `json:"valid,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+	// WallMS is each design's summed wall-clock time (ms), kept here
+	// rather than in results.json, which must be byte-stable.
+	WallMS map[string]int64 `json:"wall_ms,omitempty"`
+}
+
+// ManifestProtocol identifies the protocol file a run used.
+type ManifestProtocol struct {
+	Name   string `json:"name"`
+	Path   string `json:"path"` // absolute path of the original, "" for the embedded default
+	SHA256 string `json:"sha256"`
+	Locked bool   `json:"locked"`
+}
+
+// Hashes identify the catalogue, scenarios and contracts a run used.
+type Hashes struct {
+	Catalogue string `json:"catalogue"`
+	Scenarios string `json:"scenarios"`
+	Contracts string `json:"contracts"`
+}
+
+// Input is one file (or folder) the protocol names, as copied into the run
+// folder: the protocol field, the path as written, the copy relative to the
+// run folder and its hash.
+type Input struct {
+	Field  string `json:"field"`
+	Path   string `json:"path"`
+	Copy   string `json:"copy"`
+	SHA256 string `json:"sha256"`
+}
+
+// batonVersion returns the main module's version and VCS revision.
+func batonVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" {
+			v += " " + s.Value
+		}
+		if s.Key == "vcs.modified" && s.Value == "true" {
+			v += "+dirty"
+		}
+	}
+	return v
+}
+
+func goVersion() string { return runtime.Version() }
+
+// ReadManifest reads a run folder's manifest.json.
+func ReadManifest(runDir string) (*Manifest, error) {
+	data, err := os.ReadFile(filepath.Join(runDir, ManifestFile))
+	if err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("read manifest: %s: %w", filepath.Join(runDir, ManifestFile), err)
+	}
+	if m.Schema != ManifestSchema {
+		return nil, fmt.Errorf("read manifest: %s: schema %q, want %q", filepath.Join(runDir, ManifestFile), m.Schema, ManifestSchema)
+	}
+	return &m, nil
+}
+
+func writeManifest(runDir string, m *Manifest) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write manifest: %w", err)
+	}
+	return writeAtomic(filepath.Join(runDir, ManifestFile), append(data, '\n'))
+}
+
+// VerifyRun checks that a run folder still stands for the protocol it ran:
+// the folder's copy protocol.yaml must hash to the recorded hash, each
+// input copy likewise, and the original protocol file, if it still exists
+// at the recorded path, must not have changed since ([ErrProtocolChanged]).
+// An original that no longer exists is not an error: the copy is the
+// record. It returns the manifest.
+func VerifyRun(runDir string) (*Manifest, error) {
+	m, err := ReadManifest(runDir)
+	if err != nil {
+		return nil, fmt.Errorf("verify run: %w", err)
+	}
+	data, err := os.ReadFile(filepath.Join(runDir, ProtocolCopy))
+	if err != nil {
+		return m, fmt.Errorf("verify run: %w", err)
+	}
+	if got := HashBytes(data); got != m.Protocol.SHA256 {
+		return m, fmt.Errorf("verify run: %w: the run folder's %s hashes to %s, the run recorded %s", ErrProtocolChanged, ProtocolCopy, got, m.Protocol.SHA256)
+	}
+	if m.Protocol.Path != "" {
+		cur, err := os.ReadFile(m.Protocol.Path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return m, fmt.Errorf("verify run: %w", err)
+		default:
+			if got := HashBytes(cur); got != m.Protocol.SHA256 {
+				return m, fmt.Errorf("verify run: %w: %s now hashes to %s, the run recorded %s", ErrProtocolChanged, m.Protocol.Path, got, m.Protocol.SHA256)
+			}
+		}
+	}
+	for _, in := range m.Inputs {
+		got, err := hashPath(filepath.Join(runDir, in.Copy))
+		if err != nil {
+			return m, fmt.Errorf("verify run: input %s: %w", in.Field, err)
+		}
+		if got != in.SHA256 {
+			return m, fmt.Errorf("verify run: %w: input copy %s hashes to %s, the run recorded %s", ErrProtocolChanged, in.Copy, got, in.SHA256)
+		}
+	}
+	return m, nil
+}
+
+// copyInputs copies every file or folder the protocol names into the run
+// folder's inputs/, so the run can be resumed and replayed from the folder
+// alone.
+func copyInputs(p *Protocol, runDir string) ([]Input, error) {
+	type named struct{ field, path string }
+	var list []named
+	for i, f := range p.Scenarios.Files {
+		list = append(list, named{fmt.Sprintf("scenarios.files[%d]", i), f})
+	}
+	if p.Mutants.Catalogue != CatalogueDefault {
+		list = append(list, named{"mutants.catalogue", p.Mutants.Catalogue})
+	}
+	for i, f := range p.Contracts.Files {
+		list = append(list, named{fmt.Sprintf("contracts.files[%d]", i), f})
+	}
+	var out []Input
+	for i, n := range list {
+		src := p.Path(n.path)
+		copyRel := filepath.Join(InputsDir, fmt.Sprintf("%02d-%s", i, filepath.Base(src)))
+		if err := copyPath(src, filepath.Join(runDir, copyRel)); err != nil {
+			return nil, p.wrapf(n.field, err, "copy into the run folder")
+		}
+		h, err := hashPath(filepath.Join(runDir, copyRel))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Input{Field: n.field, Path: n.path, Copy: filepath.ToSlash(copyRel), SHA256: h})
+	}
+	return out, nil
+}
+
+// copyPath copies a file, or a folder's *.yaml and *.yml files.
+func copyPath(src, dst string) error {
+	info, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	if !info.IsDir() {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return writeAtomic(dst, data)
+	}
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if ext := filepath.Ext(e.Name()); e.IsDir() || (ext != ".yaml" && ext != ".yml") {
+			continue
+		}
+		if err := copyPath(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hashPath hashes a file, or a folder's files (names and contents, in
+// name order).
+func hashPath(path string) (string, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if !info.IsDir() {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return "", err
+		}
+		return HashBytes(data), nil
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, e := range entries { // ReadDir sorts by name
+		if e.IsDir() {
+			continue
+		}
+		h, err := hashPath(filepath.Join(path, e.Name()))
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "%s  %s\n", h, e.Name())
+	}
+	return HashBytes([]byte(b.String())), nil
+}
+
+// inputResolver maps the paths a protocol names to a run folder's copies.
+func inputResolver(runDir string, inputs []Input) func(string) string {
+	m := map[string]string{}
+	for _, in := range inputs {
+		m[in.Path] = filepath.Join(runDir, filepath.FromSlash(in.Copy))
+	}
+	return func(p string) string {
+		if c, ok := m[p]; ok {
+			return c
+		}
+		return p
+	}
+}

@@ -1,0 +1,312 @@
+package experiment
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/baton-lab/baton/contracts"
+	"github.com/baton-lab/baton/designs"
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/reports"
+	"github.com/baton-lab/baton/sandbox"
+)
+
+// ObservationDesign is the design token of an observation item in item
+// ids ("clean/obs/S01/3"); its Design field is "".
+const ObservationDesign = "obs"
+
+// plan is a protocol resolved against a stack: the builds (clean first),
+// scenarios, designs and contracts a sweep runs, and the run environment.
+type plan struct {
+	proto     *Protocol
+	stack     *Stack
+	builds    []BuildSpec
+	scenarios []*mission.Scenario
+	golden    [][]mission.Golden // per scenario, nil when the stack prepares none
+	designs   []designs.Design
+	checker   designs.ContractChecker
+	level     contracts.Level
+	env       mission.Env
+	trials    int
+	seed      uint64
+
+	catalogueHash, scenariosHash, contractsHash string
+
+	buildIdx, scenarioIdx, designIdx map[string]int
+}
+
+// slots is the number of items per (build, scenario, trial): one per design
+// and the observation run (slot 0).
+func (pl *plan) slots() int { return len(pl.designs) + 1 }
+
+// units is the number of (build, scenario, trial) units.
+func (pl *plan) units() int { return len(pl.builds) * len(pl.scenarios) * pl.trials }
+
+// total is the number of work items.
+func (pl *plan) total() int { return pl.units() * pl.slots() }
+
+// unit is one (build, scenario, trial); index orders units: builds in
+// plan order (clean first), then scenarios, then trials.
+type unit struct {
+	index    int
+	build    int
+	scenario int
+	trial    int // 1-based
+}
+
+func (pl *plan) unitAt(i int) unit {
+	per := len(pl.scenarios) * pl.trials
+	return unit{index: i, build: i / per, scenario: (i % per) / pl.trials, trial: i%pl.trials + 1}
+}
+
+func (pl *plan) unitIndex(build, scenario, trial int) int {
+	return (build*len(pl.scenarios)+scenario)*pl.trials + trial - 1
+}
+
+// ItemID returns the stable id of a work item: build/design/scenario/trial,
+// with design "obs" for the observation run.
+func ItemID(build, design, scenario string, trial int) string {
+	if design == "" {
+		design = ObservationDesign
+	}
+	return build + "/" + design + "/" + scenario + "/" + strconv.Itoa(trial)
+}
+
+// ParseItemID splits an item id; design is "" for an observation item.
+func ParseItemID(id string) (build, design, scenario string, trial int, err error) {
+	parts := strings.Split(id, "/")
+	if len(parts) != 4 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
+		return "", "", "", 0, fmt.Errorf("item id %q: want build/design/scenario/trial", id)
+	}
+	trial, err = strconv.Atoi(parts[3])
+	if err != nil || trial < 1 || strconv.Itoa(trial) != parts[3] {
+		return "", "", "", 0, fmt.Errorf("item id %q: trial %q: want a whole number from 1", id, parts[3])
+	}
+	design = parts[1]
+	if design == ObservationDesign {
+		design = ""
+	}
+	return parts[0], design, parts[2], trial, nil
+}
+
+// TrialSeed returns the seed of a trial: the same for every build and
+// design, so each mutated item has a clean twin under the same seed.
+func TrialSeed(master uint64, scenario string, trial int) uint64 {
+	return sandbox.HashSeed(master, scenario, strconv.Itoa(trial))
+}
+
+// resolve checks a protocol against a stack and returns the sweep's plan.
+// path maps a path the protocol names to the file to read (the protocol's
+// folder, or a run folder's copies). Errors name the protocol's file, line
+// and field.
+func resolve(p *Protocol, st *Stack, path func(string) string) (*plan, error) {
+	pl := &plan{proto: p, stack: st, level: p.Level(), env: p.Env(), trials: p.Trials, seed: p.Seed}
+	if err := st.check(); err != nil {
+		return nil, err
+	}
+	m := st.Mission
+	if p.Mission.Name != m.Name() {
+		return nil, p.errorf("mission.name", "%q: this baton runs mission %q", p.Mission.Name, m.Name())
+	}
+	if p.Mission.Version != "" && p.Mission.Version != m.Version() {
+		return nil, p.errorf("mission.version", "%q: this baton runs %s version %q", p.Mission.Version, m.Name(), m.Version())
+	}
+
+	// Scenarios.
+	files := make([]string, len(p.Scenarios.Files))
+	for i, f := range p.Scenarios.Files {
+		files[i] = path(f)
+	}
+	all, hash, err := st.Scenarios(files)
+	if err != nil {
+		return nil, p.wrapf("scenarios.files", err, "load")
+	}
+	pl.scenariosHash = hash
+	sel, err := selectScenarios(p, all)
+	if err != nil {
+		return nil, err
+	}
+	pl.scenarios = sel
+
+	// Builds: clean first, then the catalogue's mutants.
+	cat := p.Mutants.Catalogue
+	if cat != CatalogueDefault {
+		cat = path(cat)
+	}
+	muts, hash, err := st.Builds(cat, p.Mutants.Mode)
+	if err != nil {
+		return nil, p.wrapf("mutants.catalogue", err, "load")
+	}
+	pl.catalogueHash = hash
+	pl.builds = []BuildSpec{CleanBuild()}
+	known := map[string]bool{}
+	for _, b := range muts {
+		known[b.Info.ID] = true
+	}
+	for i, id := range p.Mutants.IDs {
+		if !known[id] {
+			return nil, p.errorf(fmt.Sprintf("mutants.ids[%d]", i), "unknown mutant %q", id)
+		}
+	}
+	for _, b := range muts {
+		if len(p.Mutants.IDs) > 0 && !slices.Contains(p.Mutants.IDs, b.Info.ID) {
+			continue
+		}
+		if len(p.Mutants.Classes) > 0 && !slices.Contains(p.Mutants.Classes, b.Info.Class) {
+			continue
+		}
+		if b.Info.ID == reports.CleanBuild || strings.Contains(b.Info.ID, "/") {
+			return nil, p.errorf("mutants.catalogue", "mutant id %q cannot name a build", b.Info.ID)
+		}
+		pl.builds = append(pl.builds, b)
+	}
+
+	// Contracts.
+	cfiles := make([]string, len(p.Contracts.Files))
+	for i, f := range p.Contracts.Files {
+		cfiles[i] = path(f)
+	}
+	pl.checker, pl.contractsHash, err = st.Contracts(cfiles)
+	if err != nil {
+		return nil, p.wrapf("contracts.files", err, "load")
+	}
+
+	// Designs.
+	for i, id := range p.Designs {
+		d, ok := st.Design(id)
+		if !ok || d.Evaluate == nil {
+			return nil, p.errorf(fmt.Sprintf("designs[%d]", i), "unknown design %q", id)
+		}
+		pl.designs = append(pl.designs, d)
+	}
+
+	pl.buildIdx = map[string]int{}
+	for i, b := range pl.builds {
+		if _, dup := pl.buildIdx[b.Info.ID]; dup {
+			return nil, p.errorf("mutants.catalogue", "mutant id %q listed twice", b.Info.ID)
+		}
+		pl.buildIdx[b.Info.ID] = i
+	}
+	pl.scenarioIdx = map[string]int{}
+	for i, sc := range pl.scenarios {
+		pl.scenarioIdx[sc.ID] = i
+	}
+	pl.designIdx = map[string]int{"": 0}
+	for i, d := range pl.designs {
+		pl.designIdx[d.ID] = i + 1
+	}
+	return pl, nil
+}
+
+// prepare records each scenario's golden expectations once.
+func (pl *plan) prepare() error {
+	if pl.stack.Golden == nil {
+		pl.golden = make([][]mission.Golden, len(pl.scenarios))
+		return nil
+	}
+	pl.golden = make([][]mission.Golden, len(pl.scenarios))
+	for i, sc := range pl.scenarios {
+		g, err := pl.stack.Golden(pl.stack.Mission, sc)
+		if err != nil {
+			return fmt.Errorf("prepare scenario %s: %w", sc.ID, err)
+		}
+		pl.golden[i] = g
+	}
+	return nil
+}
+
+// prepareOne records one scenario's golden expectations (replay needs no
+// more).
+func (pl *plan) prepareOne(si int) error {
+	pl.golden = make([][]mission.Golden, len(pl.scenarios))
+	if pl.stack.Golden == nil {
+		return nil
+	}
+	g, err := pl.stack.Golden(pl.stack.Mission, pl.scenarios[si])
+	if err != nil {
+		return fmt.Errorf("prepare scenario %s: %w", pl.scenarios[si].ID, err)
+	}
+	pl.golden[si] = g
+	return nil
+}
+
+// selectScenarios applies the protocol's selection: the union of the listed
+// ids and the scenarios carrying an included tag (all when both are empty),
+// minus those carrying an excluded tag; in id order.
+func selectScenarios(p *Protocol, all []*mission.Scenario) ([]*mission.Scenario, error) {
+	ids := map[string]bool{}
+	tags := map[string]bool{}
+	for _, sc := range all {
+		if strings.Contains(sc.ID, "/") {
+			return nil, p.errorf("scenarios", "scenario id %q contains '/'", sc.ID)
+		}
+		if ids[sc.ID] {
+			return nil, p.errorf("scenarios", "scenario id %q defined twice", sc.ID)
+		}
+		ids[sc.ID] = true
+		for _, t := range sc.Tags {
+			tags[t] = true
+		}
+	}
+	for i, id := range p.Scenarios.IDs {
+		if !ids[id] {
+			return nil, p.errorf(fmt.Sprintf("scenarios.ids[%d]", i), "unknown scenario %q", id)
+		}
+	}
+	for _, l := range []struct {
+		field string
+		tags  []string
+	}{{"scenarios.include_tags", p.Scenarios.IncludeTags}, {"scenarios.exclude_tags", p.Scenarios.ExcludeTags}} {
+		for i, t := range l.tags {
+			if !tags[t] {
+				return nil, p.errorf(fmt.Sprintf("%s[%d]", l.field, i), "unknown tag %q: no scenario carries it", t)
+			}
+		}
+	}
+	var out []*mission.Scenario
+	for _, sc := range all {
+		in := len(p.Scenarios.IDs) == 0 && len(p.Scenarios.IncludeTags) == 0
+		in = in || slices.Contains(p.Scenarios.IDs, sc.ID) || anyTag(sc, p.Scenarios.IncludeTags)
+		if in && !anyTag(sc, p.Scenarios.ExcludeTags) {
+			out = append(out, sc)
+		}
+	}
+	if len(out) == 0 {
+		return nil, p.errorf("scenarios", "selects no scenario")
+	}
+	slices.SortFunc(out, func(a, b *mission.Scenario) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+func anyTag(sc *mission.Scenario, tags []string) bool {
+	for _, t := range tags {
+		if slices.Contains(sc.Tags, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// config returns the aggregation's configuration.
+func (pl *plan) config() reports.Config {
+	cfg := reports.Config{
+		Protocol: reports.ProtocolInfo{
+			Name: pl.proto.Name, SHA256: pl.proto.SHA256, Seed: pl.seed,
+			Trials: pl.trials, ContractLevel: pl.level.String(),
+		},
+		CostWeights: pl.proto.CostWeights,
+		Thresholds:  pl.proto.Thresholds,
+	}
+	for _, d := range pl.designs {
+		cfg.Designs = append(cfg.Designs, d.ID)
+	}
+	for _, b := range pl.builds {
+		cfg.Builds = append(cfg.Builds, b.Info)
+	}
+	for _, sc := range pl.scenarios {
+		cfg.Scenarios = append(cfg.Scenarios, reports.ScenarioInfo{ID: sc.ID, Category: string(sc.Category)})
+	}
+	return cfg
+}

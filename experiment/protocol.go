@@ -1,0 +1,257 @@
+package experiment
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/baton-lab/baton/contracts"
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/reports"
+	"github.com/baton-lab/baton/sandbox"
+)
+
+//go:embed default_protocol.yaml
+var defaultProtocolYAML []byte
+
+// DefaultProtocolName is the source name the embedded protocol reports in
+// errors and manifests.
+const DefaultProtocolName = "default_protocol.yaml"
+
+// Protocol is a pre-registered experiment: what runs (mission, scenarios,
+// mutants, contracts, designs, trials, seed), under which conditions (model
+// profile, fault rates) and the numbers that decide the hypotheses. It is
+// read strictly from YAML by [LoadProtocol] or [ParseProtocol]; a field a
+// file leaves out takes the embedded default protocol's value, and a map
+// section (profile, faults) that is present replaces the default as a whole.
+type Protocol struct {
+	Name          string              `json:"name"`
+	Mission       MissionRef          `json:"mission"`
+	Scenarios     ScenarioSelection   `json:"scenarios"`
+	Mutants       MutantSelection     `json:"mutants"`
+	Contracts     ContractSelection   `json:"contracts"`
+	Designs       []string            `json:"designs"`
+	DesignAInputs string              `json:"design_a_inputs"` // golden | recorded
+	Trials        int                 `json:"trials"`
+	Seed          uint64              `json:"seed"`
+	Profile       mission.Profile     `json:"profile"`
+	Faults        sandbox.FaultRates  `json:"faults"`
+	ReviewSample  int                 `json:"review_sample"`
+	CostWeights   reports.CostWeights `json:"cost_weights"`
+	Thresholds    reports.Thresholds  `json:"thresholds"`
+
+	// Source is the file the protocol was read from (DefaultProtocolName for
+	// the embedded one); Dir is the folder relative paths resolve against.
+	Source string `json:"-"`
+	Dir    string `json:"-"`
+	// SHA256 is the hex SHA-256 of the protocol file's bytes.
+	SHA256 string `json:"-"`
+	// Raw holds the protocol file's bytes.
+	Raw []byte `json:"-"`
+
+	// lines maps a field path ("scenarios.ids[2]") to its line, for errors
+	// found after loading (unknown scenario id or tag, catalogue failing to
+	// load).
+	lines map[string]int
+}
+
+// MissionRef names the mission and version a protocol was written for.
+type MissionRef struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// ScenarioSelection picks scenarios: by default all of them; when IDs or
+// IncludeTags are given, the union of the listed ids and of the scenarios
+// carrying at least one included tag; then every scenario carrying an
+// excluded tag is dropped. Files adds scenario YAML files to the mission's
+// own set before selecting.
+type ScenarioSelection struct {
+	IDs         []string `json:"ids,omitempty"`
+	IncludeTags []string `json:"include_tags,omitempty"`
+	ExcludeTags []string `json:"exclude_tags,omitempty"`
+	Files       []string `json:"files,omitempty"`
+}
+
+// MutantSelection names the defect catalogue: "default" (the embedded one)
+// or a file path. With Mode "extend" the file's mutants are added to the
+// default catalogue; with "replace" they stand alone. IDs and Classes, when
+// given, keep only those mutants.
+type MutantSelection struct {
+	Catalogue string   `json:"catalogue"`
+	Mode      string   `json:"mode"`
+	IDs       []string `json:"ids,omitempty"`
+	Classes   []string `json:"classes,omitempty"`
+}
+
+// ContractSelection sets the contract strength level and, optionally, the
+// contract files replacing the mission's default contracts.
+type ContractSelection struct {
+	Level string   `json:"level"` // schema | ownership | semantic
+	Files []string `json:"files,omitempty"`
+}
+
+// Design A input sources.
+const (
+	InputsGolden   = "golden"
+	InputsRecorded = "recorded"
+)
+
+// Catalogue modes and the default catalogue name.
+const (
+	CatalogueDefault = "default"
+	ModeReplace      = "replace"
+	ModeExtend       = "extend"
+)
+
+// KnownDesigns lists the design ids a protocol may name.
+var KnownDesigns = []string{"A", "B", "C"}
+
+// Level returns the protocol's contract level.
+func (p *Protocol) Level() contracts.Level {
+	l, _ := parseLevel(p.Contracts.Level)
+	return l
+}
+
+func parseLevel(s string) (contracts.Level, bool) {
+	for _, l := range contracts.AllLevels {
+		if l.String() == s {
+			return l, true
+		}
+	}
+	return 0, false
+}
+
+// Env returns the run environment (model profile and fault rates) the
+// protocol sets.
+func (p *Protocol) Env() mission.Env {
+	return mission.Env{Profile: p.Profile, Faults: p.Faults}
+}
+
+// Path resolves a path the protocol names against the protocol's folder.
+func (p *Protocol) Path(name string) string {
+	if name == "" || filepath.IsAbs(name) || p.Dir == "" {
+		return name
+	}
+	return filepath.Join(p.Dir, name)
+}
+
+// line returns the line of a field path, or the closest enclosing field's.
+func (p *Protocol) line(field string) int {
+	for f := field; f != ""; f = parentField(f) {
+		if l, ok := p.lines[f]; ok {
+			return l
+		}
+	}
+	return 0
+}
+
+// errorf returns an input error naming the protocol file, the line of field
+// and field.
+func (p *Protocol) errorf(field, format string, args ...any) error {
+	return &InputError{File: p.Source, Line: p.line(field), Field: field, Problem: fmt.Sprintf(format, args...)}
+}
+
+// wrapf returns an input error naming the protocol field that led to err.
+func (p *Protocol) wrapf(field string, err error, format string, args ...any) error {
+	return &InputError{File: p.Source, Line: p.line(field), Field: field, Problem: fmt.Sprintf(format, args...), Err: err}
+}
+
+// DefaultProtocol returns the embedded default protocol.
+func DefaultProtocol() *Protocol {
+	p, err := ParseProtocol(defaultProtocolYAML, DefaultProtocolName, "")
+	if err != nil {
+		panic("experiment: embedded default protocol: " + err.Error())
+	}
+	return p
+}
+
+// DefaultProtocolYAML returns the embedded default protocol's bytes.
+func DefaultProtocolYAML() []byte { return bytes.Clone(defaultProtocolYAML) }
+
+// LoadProtocol reads a protocol file. Relative paths in it resolve against
+// the file's folder.
+func LoadProtocol(path string) (*Protocol, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load protocol: %w", err)
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("load protocol: %w", err)
+	}
+	return ParseProtocol(data, path, dir)
+}
+
+// ParseProtocol reads a protocol from data; source names it in errors and
+// dir is the folder relative paths resolve against. Every problem found is
+// reported, each as an [*InputError] "file:line: field: problem".
+func ParseProtocol(data []byte, source, dir string) (*Protocol, error) {
+	var p *Protocol
+	if source == DefaultProtocolName && bytes.Equal(data, defaultProtocolYAML) {
+		p = &Protocol{}
+	} else {
+		p = defaultBase()
+	}
+	d := &decoder{file: source, lines: map[string]int{}}
+	d.protocol(data, p)
+	if err := d.err(); err != nil {
+		return nil, err
+	}
+	p.Source, p.Dir, p.Raw, p.lines = source, dir, bytes.Clone(data), d.lines
+	p.SHA256 = HashBytes(data)
+	return p, nil
+}
+
+var (
+	defaultOnce         sync.Once
+	defaultBaseProtocol *Protocol
+)
+
+// defaultBase returns a fresh copy of the default protocol's settings, the
+// base a file's fields are laid over.
+func defaultBase() *Protocol {
+	defaultOnce.Do(func() { defaultBaseProtocol = DefaultProtocol() })
+	return defaultBaseProtocol.clone()
+}
+
+// clone returns a deep copy of the protocol's settings.
+func (p *Protocol) clone() *Protocol {
+	c := *p
+	c.Designs = append([]string(nil), p.Designs...)
+	c.Scenarios.IDs = append([]string(nil), p.Scenarios.IDs...)
+	c.Scenarios.IncludeTags = append([]string(nil), p.Scenarios.IncludeTags...)
+	c.Scenarios.ExcludeTags = append([]string(nil), p.Scenarios.ExcludeTags...)
+	c.Scenarios.Files = append([]string(nil), p.Scenarios.Files...)
+	c.Mutants.IDs = append([]string(nil), p.Mutants.IDs...)
+	c.Mutants.Classes = append([]string(nil), p.Mutants.Classes...)
+	c.Contracts.Files = append([]string(nil), p.Contracts.Files...)
+	c.Profile = mission.Profile{}
+	for a, m := range p.Profile {
+		c.Profile[a] = map[mission.Slip]float64{}
+		for s, v := range m {
+			c.Profile[a][s] = v
+		}
+	}
+	c.Faults = sandbox.FaultRates{}
+	for t, m := range p.Faults {
+		c.Faults[t] = map[sandbox.FaultKind]float64{}
+		for k, v := range m {
+			c.Faults[t][k] = v
+		}
+	}
+	c.Raw = bytes.Clone(p.Raw)
+	c.lines = p.lines
+	return &c
+}
+
+// HashBytes returns the hex SHA-256 of data.
+func HashBytes(data []byte) string {
+	s := sha256.Sum256(data)
+	return hex.EncodeToString(s[:])
+}

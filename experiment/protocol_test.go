@@ -1,0 +1,329 @@
+package experiment
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/baton-lab/baton/reports"
+	"github.com/baton-lab/baton/sandbox"
+)
+
+func TestDefaultProtocol(t *testing.T) {
+	p := DefaultProtocol()
+	got := struct {
+		Name, Catalogue, Mode, Level, Inputs string
+		Designs                              []string
+		Trials                               int
+		Thresholds                           reports.Thresholds
+	}{p.Name, p.Mutants.Catalogue, p.Mutants.Mode, p.Contracts.Level, p.DesignAInputs, p.Designs, p.Trials, p.Thresholds}
+	want := struct {
+		Name, Catalogue, Mode, Level, Inputs string
+		Designs                              []string
+		Trials                               int
+		Thresholds                           reports.Thresholds
+	}{"default", "default", "replace", "semantic", "golden", []string{"A", "B", "C"}, 20,
+		reports.Thresholds{H1MinGap: 0.3, H2MaxDetectionGap: 0.1, H2MinLocalisationGain: 0.2, H2MaxCostRatio: 0.5, H3MinGap: 0}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("default protocol (-want +got):\n%s", d)
+	}
+	if p.SHA256 != HashBytes(DefaultProtocolYAML()) {
+		t.Errorf("SHA256 = %s, want the hash of the embedded bytes", p.SHA256)
+	}
+	// Low rates: every slip and fault probability is small, refusals off.
+	for a, m := range p.Profile {
+		for s, v := range m {
+			if v <= 0 || v > 0.01 {
+				t.Errorf("profile %s.%s = %v, want a low non-zero rate", a, s, v)
+			}
+		}
+	}
+	if r := p.Faults.Rate("lookup_supplier", sandbox.Refusal); r != 0 {
+		t.Errorf("refusal rate = %v, want 0", r)
+	}
+	if r := p.Faults.Rate("transport", sandbox.Redelivery); r <= 0 || r > 0.05 {
+		t.Errorf("redelivery rate = %v, want low and non-zero", r)
+	}
+}
+
+// TestProtocolOverlay: a file's fields lie over the default protocol; a
+// map section present in the file replaces the default's whole.
+func TestProtocolOverlay(t *testing.T) {
+	p, err := ParseProtocol([]byte("name: small\ntrials: 3\nseed: 42\nfaults:\n  transport:\n    redelivery: 0.5\nscenarios:\n  ids: [S1]\n"), "small.yaml", "/proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := DefaultProtocol()
+	if p.Trials != 3 || p.Seed != 42 || p.Name != "small" {
+		t.Errorf("trials, seed, name = %d, %d, %q; want 3, 42, small", p.Trials, p.Seed, p.Name)
+	}
+	if diff := cmp.Diff(sandbox.FaultRates{"transport": {sandbox.Redelivery: 0.5}}, p.Faults); diff != "" {
+		t.Errorf("faults (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(d.Profile, p.Profile); diff != "" {
+		t.Errorf("profile should be the default's (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(d.Thresholds, p.Thresholds); diff != "" {
+		t.Errorf("thresholds should be the default's (-want +got):\n%s", diff)
+	}
+	if got := p.Path("extra/s.yaml"); got != filepath.Join("/proto", "extra/s.yaml") {
+		t.Errorf("Path = %q, want it under the protocol's folder", got)
+	}
+	if got := p.Path("/abs/s.yaml"); got != "/abs/s.yaml" {
+		t.Errorf("Path(abs) = %q", got)
+	}
+	// The default protocol is not changed by overlaying.
+	if d.Trials != 20 || len(d.Faults["*"]) == 0 {
+		t.Errorf("default protocol changed by an overlay: trials %d, faults %v", d.Trials, d.Faults)
+	}
+}
+
+func TestProtocolBadInput(t *testing.T) {
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"unknown top-level key", "name: x\nfoo: 1\n", "p.yaml:2: foo: unknown field"},
+		{"unknown nested key", "mission:\n  name: invoice\n  flavour: x\n", "p.yaml:3: mission.flavour: unknown field"},
+		{"unknown threshold", "thresholds:\n  h4_min_gap: 0.1\n", "p.yaml:2: thresholds.h4_min_gap: unknown field"},
+		{"trials wrong type", "trials: many\n", `p.yaml:1: trials: want an integer, got string "many"`},
+		{"trials zero", "trials: 0\n", "p.yaml:1: trials: 0: want at least 1"},
+		{"trials float", "trials: 2.5\n", "p.yaml:1: trials: want an integer, got number 2.5"},
+		{"seed negative", "seed: -1\n", "p.yaml:1: seed: -1: want an integer from 0 to 18446744073709551615"},
+		{"unknown design", "designs: [A, D]\n", `p.yaml:1: designs[1]: unknown design "D" (known: A, B, C)`},
+		{"design twice", "designs:\n  - A\n  - A\n", `p.yaml:3: designs[1]: "A" listed twice`},
+		{"no designs", "designs: []\n", "p.yaml:1: designs: empty: want at least one of A, B, C"},
+		{"designs not a list", "designs: A\n", `p.yaml:1: designs: want a list, got string "A"`},
+		{"unknown class", "mutants:\n  classes: [context_loss, typo]\n", `p.yaml:2: mutants.classes[1]: unknown class "typo" (known: context_loss, ambiguous_ownership, duplicate_action, escalation_gap, contract_drift, control)`},
+		{"bad catalogue mode", "mutants:\n  mode: merge\n", `p.yaml:2: mutants.mode: unknown value "merge" (want replace or extend)`},
+		{"extend the default", "mutants:\n  mode: extend\n", "p.yaml:2: mutants.mode: extend needs a catalogue file to add to the default catalogue"},
+		{"bad level", "contracts:\n  level: strict\n", `p.yaml:2: contracts.level: unknown value "strict" (want schema or ownership or semantic)`},
+		{"bad inputs", "design_a_inputs: live\n", `p.yaml:1: design_a_inputs: unknown value "live" (want golden or recorded)`},
+		{"unknown agent", "profile:\n  auditor:\n    misread: 0.1\n", `p.yaml:2: profile.auditor: unknown agent "auditor" (known: intake, action, boundary, monitor)`},
+		{"unknown slip", "profile:\n  intake:\n    daydream: 0.1\n", `p.yaml:3: profile.intake.daydream: unknown slip "daydream" (known: misclassify, misread, skip_lookup, misroute)`},
+		{"slip above 1", "profile:\n  intake:\n    misread: 1.5\n", "p.yaml:3: profile.intake.misread: 1.5: want a probability in [0, 1]"},
+		{"slip not a number", "profile:\n  intake:\n    misread: often\n", `p.yaml:3: profile.intake.misread: want a number, got string "often"`},
+		{"fault below 0", "faults:\n  \"*\":\n    latency: -0.1\n", "p.yaml:3: faults.*.latency: -0.1: want a probability in [0, 1]"},
+		{"unknown fault kind", "faults:\n  lookup_supplier:\n    meteor: 0.1\n", `p.yaml:3: faults.lookup_supplier.meteor: unknown fault kind "meteor" (known: timeout_before_commit, timeout_after_commit, refusal, unavailable, rate_limit, latency, redelivery)`},
+		{"unknown tool", "faults:\n  teleport:\n    latency: 0.1\n", `p.yaml:2: faults.teleport: unknown tool "teleport" (want "*", "transport" or a sandbox tool)`},
+		{"transport latency", "faults:\n  transport:\n    latency: 0.1\n", "p.yaml:3: faults.transport.latency: transport has only redelivery"},
+		{"tool redelivery", "faults:\n  escalate:\n    redelivery: 0.1\n", "p.yaml:3: faults.escalate.redelivery: redelivery applies to the transport only (faults.transport.redelivery)"},
+		{"faults not a mapping", "faults: [0.1]\n", "p.yaml:1: faults: want a mapping, got a list"},
+		{"threshold above 1", "thresholds:\n  h1_min_gap: 2\n", "p.yaml:2: thresholds.h1_min_gap: 2: want a probability in [0, 1]"},
+		{"cost ratio zero", "thresholds:\n  h2_max_cost_ratio: 0\n", "p.yaml:2: thresholds.h2_max_cost_ratio: 0: want a ratio above 0"},
+		{"negative cost weight", "cost_weights:\n  per_tool_call: -1\n", "p.yaml:2: cost_weights.per_tool_call: -1: want 0 or more"},
+		{"negative review sample", "review_sample: -1\n", "p.yaml:1: review_sample: -1: want 0 or more"},
+		{"bad name", "name: ../evil\n", `p.yaml:1: name: "../evil": want letters, digits, '-', '_' or '.' (it names the run folder)`},
+		{"name a boolean", "name: true\n", "p.yaml:1: name: want a string, got boolean true"},
+		{"duplicate key", "trials: 2\ntrials: 3\n", "p.yaml:2: trials: duplicate key"},
+		{"top level a list", "- a\n- b\n", "p.yaml:1: (top level): want a mapping, got a list"},
+		{"empty", "", "p.yaml: empty protocol"},
+		{"two documents", "name: a\n---\nname: b\n", "p.yaml:2: more than one YAML document"},
+		{"invalid YAML", "name: [a\n", "p.yaml:1: invalid YAML: did not find expected ',' or ']'"},
+		{"missing name", "name: \"\"\n", `p.yaml:1: name: "": want letters, digits, '-', '_' or '.' (it names the run folder)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseProtocol([]byte(tt.yaml), "p.yaml", "")
+			if err == nil {
+				t.Fatalf("ParseProtocol(%q) = nil error, want %q", tt.yaml, tt.want)
+			}
+			if got := err.Error(); got != tt.want {
+				t.Errorf("ParseProtocol(%q):\n got %s\nwant %s", tt.yaml, got, tt.want)
+			}
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Errorf("error %v is not an *InputError", err)
+			}
+		})
+	}
+}
+
+// TestProtocolManyErrors: every problem is reported, not only the first.
+func TestProtocolManyErrors(t *testing.T) {
+	_, err := ParseProtocol([]byte("trials: 0\nfoo: 1\ndesigns: [Z]\n"), "p.yaml", "")
+	if err == nil {
+		t.Fatal("want errors")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	want := []string{"p.yaml:1: trials: 0: want at least 1", "p.yaml:2: foo: unknown field", `p.yaml:3: designs[0]: unknown design "Z" (known: A, B, C)`}
+	if d := cmp.Diff(want, lines); d != "" {
+		t.Errorf("errors (-want +got):\n%s", d)
+	}
+}
+
+// TestProtocolResolveErrors: problems found against the mission and its
+// scenarios, catalogue and designs still name the protocol's line.
+func TestProtocolResolveErrors(t *testing.T) {
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"unknown scenario", "scenarios:\n  ids: [S1, S9]\n", `p.yaml:2: scenarios.ids[1]: unknown scenario "S9"`},
+		{"unknown include tag", "scenarios:\n  include_tags:\n    - currency:JPY\n", `p.yaml:3: scenarios.include_tags[0]: unknown tag "currency:JPY": no scenario carries it`},
+		{"unknown exclude tag", "scenarios:\n  exclude_tags: [nope]\n", `p.yaml:2: scenarios.exclude_tags[0]: unknown tag "nope": no scenario carries it`},
+		{"selects nothing", "scenarios:\n  include_tags: [currency:USD]\n  exclude_tags: [category:variation]\n", "p.yaml:2: scenarios: selects no scenario"},
+		{"unknown mutant", "mutants:\n  ids: [cl-currency, nope]\n", `p.yaml:2: mutants.ids[1]: unknown mutant "nope"`},
+		{"other mission", "mission:\n  name: triage\n", `p.yaml:2: mission.name: "triage": this baton runs mission "invoice"`},
+		{"other version", "mission:\n  version: 0.9\n", `p.yaml:2: mission.version: "0.9": this baton runs invoice version "1.0.0"`},
+		{"catalogue fails to load", "mutants:\n  catalogue: mine.yaml\n", "p.yaml:2: mutants.catalogue: load: /proto/mine.yaml:1: mutants: fake stack has the default catalogue only"},
+		{"scenario file fails to load", "scenarios:\n  files: [more.yaml]\n", "p.yaml:2: scenarios.files: load: fake: no scenario files"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := ParseProtocol([]byte(tt.yaml), "p.yaml", "/proto")
+			if err != nil {
+				t.Fatalf("ParseProtocol: %v", err)
+			}
+			_, err = resolve(p, fakeStack(), p.Path)
+			if err == nil {
+				t.Fatalf("resolve = nil error, want %q", tt.want)
+			}
+			if got := err.Error(); got != tt.want {
+				t.Errorf("resolve:\n got %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestProtocolSelection checks the selection semantics: union of ids and
+// included tags, minus excluded tags, in id order.
+func TestProtocolSelection(t *testing.T) {
+	p, err := ParseProtocol([]byte("scenarios:\n  ids: [S3]\n  include_tags: [currency:USD]\nmutants:\n  classes: [control]\n"), "p.yaml", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := resolve(p, fakeStack(), p.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids, builds []string
+	for _, sc := range pl.scenarios {
+		ids = append(ids, sc.ID)
+	}
+	for _, b := range pl.builds {
+		builds = append(builds, b.Info.ID)
+	}
+	if d := cmp.Diff([]string{"S2", "S3"}, ids); d != "" {
+		t.Errorf("scenarios (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"clean", "ctl-amount"}, builds); d != "" {
+		t.Errorf("builds (-want +got):\n%s", d)
+	}
+}
+
+func TestItemIDRoundTrip(t *testing.T) {
+	for _, tt := range []struct{ build, design, scenario string }{{"clean", "", "S01"}, {"cl-x", "C", "S-2"}} {
+		id := ItemID(tt.build, tt.design, tt.scenario, 7)
+		b, d, s, tr, err := ParseItemID(id)
+		if err != nil || b != tt.build || d != tt.design || s != tt.scenario || tr != 7 {
+			t.Errorf("ParseItemID(%q) = %q, %q, %q, %d, %v", id, b, d, s, tr, err)
+		}
+	}
+	for _, bad := range []string{"", "a/b/c", "a/b/c/0", "a/b/c/01", "a//c/1", "a/b/c/x"} {
+		if _, _, _, _, err := ParseItemID(bad); err == nil {
+			t.Errorf("ParseItemID(%q) = nil error", bad)
+		}
+	}
+	seeds := map[uint64]string{}
+	for _, sc := range []string{"S01", "S02"} {
+		for trial := 1; trial <= 3; trial++ {
+			s := TrialSeed(7, sc, trial)
+			if prev, dup := seeds[s]; dup {
+				t.Errorf("TrialSeed(7, %s, %d) repeats %s's", sc, trial, prev)
+			}
+			seeds[s] = sc + "/" + strconv.Itoa(trial)
+			if s != sandbox.HashSeed(7, sc, strconv.Itoa(trial)) {
+				t.Errorf("TrialSeed(7, %s, %d) is not HashSeed(master, scenario, trial)", sc, trial)
+			}
+		}
+	}
+}
+
+var errLine = regexp.MustCompile(`^fuzz\.yaml(:\d+)?: `)
+
+func FuzzLoadProtocol(f *testing.F) {
+	f.Add(DefaultProtocolYAML())
+	f.Add([]byte("name: x\ntrials: 2\nfoo: 1\n"))
+	f.Add([]byte("profile:\n  intake: &a\n    misread: 0.1\n  action: *a\n"))
+	f.Add([]byte("faults: {\"*\": {latency: 2}}\n"))
+	f.Add([]byte("designs: [A, B, B, Q]\nseed: 0x10\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParseProtocol(data, "fuzz.yaml", "")
+		if err != nil {
+			for _, line := range strings.Split(err.Error(), "\n") {
+				if !errLine.MatchString(line) {
+					t.Fatalf("error line %q does not start with file:line", line)
+				}
+			}
+			return
+		}
+		if p.Trials < 1 || len(p.Designs) == 0 || p.Name == "" {
+			t.Fatalf("accepted protocol with trials %d, designs %v, name %q", p.Trials, p.Designs, p.Name)
+		}
+		for _, m := range p.Profile {
+			for _, v := range m {
+				if v < 0 || v > 1 {
+					t.Fatalf("accepted slip rate %v", v)
+				}
+			}
+		}
+		for _, m := range p.Faults {
+			for _, v := range m {
+				if v < 0 || v > 1 {
+					t.Fatalf("accepted fault rate %v", v)
+				}
+			}
+		}
+	})
+}
+
+func TestLock(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "p.yaml")
+	writeFile(t, path, "name: locked\ntrials: 2\n")
+	if locked, err := CheckLock(path); err != nil || locked {
+		t.Fatalf("CheckLock before Lock = %v, %v; want false, nil", locked, err)
+	}
+	sha, err := Lock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.ReadFile(LockFile(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := sha + "  p.yaml\n"; string(lock) != want {
+		t.Errorf("lock file = %q, want %q", lock, want)
+	}
+	if locked, err := CheckLock(path); err != nil || !locked {
+		t.Fatalf("CheckLock after Lock = %v, %v; want true, nil", locked, err)
+	}
+	writeFile(t, path, "name: locked\ntrials: 3\n")
+	if _, err := CheckLock(path); !errors.Is(err, ErrLockMismatch) {
+		t.Errorf("CheckLock after a change = %v, want ErrLockMismatch", err)
+	}
+	// A protocol that does not load is not locked.
+	bad := filepath.Join(dir, "bad.yaml")
+	writeFile(t, bad, "trials: 0\n")
+	if _, err := Lock(bad); err == nil {
+		t.Error("Lock(invalid protocol) = nil error")
+	}
+	if _, err := os.Stat(LockFile(bad)); err == nil {
+		t.Error("Lock wrote a lock for an invalid protocol")
+	}
+}
+
+func writeFile(tb testing.TB, path, content string) {
+	tb.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}

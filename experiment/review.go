@@ -1,0 +1,125 @@
+package experiment
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/reports"
+)
+
+// ReviewCandidates returns the review candidates of a run with
+// [DefaultStack]; see [Stack.ReviewCandidates].
+func ReviewCandidates(runDir string, pick func([]reports.ReviewCandidate) []reports.ReviewCandidate) ([]reports.ReviewCandidate, error) {
+	st, err := DefaultStack()
+	if err != nil {
+		return nil, err
+	}
+	return st.ReviewCandidates(runDir, pick)
+}
+
+// ReviewCandidates returns one candidate per (build, scenario, trial) of a
+// run for reports.ExportReview: the keys and every design's verdict from
+// runs.db (cheap), then, for the candidates pick keeps (every one when pick
+// is nil), what a reviewer reads (emails, hand-offs, end state, expected
+// end state), regenerated from the integrated run. Regenerating is checked
+// against the stored trace hash. Pass a pick that draws the sample first:
+// filling every candidate of a full sweep holds every run in memory.
+func (st *Stack) ReviewCandidates(runDir string, pick func([]reports.ReviewCandidate) []reports.ReviewCandidate) ([]reports.ReviewCandidate, error) {
+	pl, _, err := openRun(runDir, st)
+	if err != nil {
+		return nil, fmt.Errorf("review candidates: %w", err)
+	}
+	s, err := openStoreExisting(runDir)
+	if err != nil {
+		return nil, fmt.Errorf("review candidates: %w", err)
+	}
+	defer s.db.Close()
+	rows, err := s.db.Query(`SELECT build, scenario, trial, design, flagged, trace_hash FROM items ORDER BY build, scenario, trial, design`)
+	if err != nil {
+		return nil, fmt.Errorf("review candidates: %w", err)
+	}
+	var (
+		cands  []reports.ReviewCandidate
+		hashes = map[string]string{}
+	)
+	for rows.Next() {
+		var build, scenario, design, hash string
+		var trial, flagged int
+		if err := rows.Scan(&build, &scenario, &trial, &design, &flagged, &hash); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("review candidates: %w", err)
+		}
+		bi, ok1 := pl.buildIdx[build]
+		si, ok2 := pl.scenarioIdx[scenario]
+		if !ok1 || !ok2 {
+			rows.Close()
+			return nil, fmt.Errorf("review candidates: %w: item %s", ErrForeignRun, ItemID(build, design, scenario, trial))
+		}
+		n := len(cands)
+		if n == 0 || cands[n-1].Build != build || cands[n-1].Scenario != scenario || cands[n-1].Trial != trial {
+			sc := pl.scenarios[si]
+			cands = append(cands, reports.ReviewCandidate{
+				Build: build, Class: pl.builds[bi].Info.Class, Scenario: scenario, Category: string(sc.Category),
+				Trial: trial, Seed: TrialSeed(pl.seed, scenario, trial), Flagged: map[string]bool{},
+			})
+			n++
+		}
+		if design == "" {
+			hashes[ItemID(build, "", scenario, trial)] = hash
+		} else {
+			cands[n-1].Flagged[design] = flagged == 1
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("review candidates: %w", err)
+	}
+	if pick != nil {
+		cands = pick(cands)
+	}
+	if err := pl.prepare(); err != nil {
+		return nil, fmt.Errorf("review candidates: %w", err)
+	}
+	for i := range cands {
+		if err := pl.fillCandidate(&cands[i], hashes); err != nil {
+			return nil, fmt.Errorf("review candidates: %w", err)
+		}
+	}
+	return cands, nil
+}
+
+// fillCandidate regenerates a candidate's integrated run and fills what a
+// reviewer reads.
+func (pl *plan) fillCandidate(c *reports.ReviewCandidate, hashes map[string]string) error {
+	bi, si := pl.buildIdx[c.Build], pl.scenarioIdx[c.Scenario]
+	out, err := pl.evaluate(pl.unitAt(pl.unitIndex(bi, si, c.Trial)), 0, nil)
+	if err != nil {
+		return err
+	}
+	id := ItemID(c.Build, "", c.Scenario, c.Trial)
+	if want, ok := hashes[id]; ok && want != out.row.item.TraceHash {
+		return fmt.Errorf("%w: item %s: regenerated trace hash %s, stored %s", ErrReplayMismatch, id, short(out.row.item.TraceHash), short(want))
+	}
+	sc := pl.scenarios[si]
+	c.Emails = make([]reports.ReviewEmail, len(sc.Emails))
+	for i, e := range sc.Emails {
+		c.Emails[i] = reports.ReviewEmail{ID: e.ID, From: e.From, Subject: e.Subject, Body: e.Body}
+	}
+	c.Handoffs = nil
+	for _, e := range out.run.Trace.Events {
+		if e.Kind == mission.EventSent {
+			c.Handoffs = append(c.Handoffs, reports.ReviewHandoff{Edge: e.Edge, Raw: e.Raw})
+		}
+	}
+	end, err := json.Marshal(out.run.End)
+	if err != nil {
+		return err
+	}
+	want, err := json.Marshal(sc.Expect)
+	if err != nil {
+		return err
+	}
+	c.EndState, c.Expected = string(end), string(want)
+	return nil
+}

@@ -1,0 +1,209 @@
+package experiment
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/baton-lab/baton/mission"
+)
+
+// itemMission is the mission a design sees for one item: the stack's
+// mission, recording the trace of every run the design executes (so the
+// experiment can keep and replay it), and, when the item belongs to a
+// unit's shared memo, serving a run the unit already executed with the
+// same build, scenario, seed and inputs instead of executing it again.
+//
+// Sharing changes nothing a design or a report can see: runs are
+// deterministic functions of (build, scenario, seed, environment, inputs),
+// so the observation run and design B's integrated run, or design A's and
+// design C's core runs, are the same execution; the served item is charged
+// the run's full cost and credited with what its oracle would have
+// recorded. Replay never shares, and a test checks that results are
+// byte-identical with sharing on and off.
+type itemMission struct {
+	mission.Mission
+	memo   *unitMemo // nil: execute everything
+	build  mission.Build
+	sc     *mission.Scenario
+	seed   uint64
+	env    mission.Env
+	oracle *mission.Oracle
+
+	extra  fired // oracle records of the runs served from the memo
+	traces map[string]*mission.Trace
+}
+
+// unitMemo holds what the items of one (build, scenario, trial) unit
+// share: its runs (when share is set) and the serialised traces. It is used
+// by one worker at a time.
+type unitMemo struct {
+	share bool
+	run   *sharedRun
+	cores map[string]*sharedCore
+
+	jsonl map[*mission.Trace][]byte // a trace's JSON Lines
+	kept  map[string]string         // traces key -> SHA-256 of the item's trace bytes
+	sent  map[string]bool           // trace hashes already attached to a row
+}
+
+func newUnitMemo(share bool) *unitMemo {
+	return &unitMemo{share: share, jsonl: map[*mission.Trace][]byte{}, kept: map[string]string{}, sent: map[string]bool{}}
+}
+
+// marshal returns a trace's JSON Lines, serialising each trace of the unit
+// once.
+func (m *unitMemo) marshal(t *mission.Trace) ([]byte, error) {
+	if m == nil {
+		return t.MarshalJSONL()
+	}
+	if b, ok := m.jsonl[t]; ok {
+		return b, nil
+	}
+	b, err := t.MarshalJSONL()
+	if err == nil {
+		m.jsonl[t] = b
+	}
+	return b, err
+}
+
+type sharedRun struct {
+	run   *mission.Run
+	fired fired
+}
+
+type sharedCore struct {
+	run   *mission.CoreRun
+	fired fired
+}
+
+// fired is what a run recorded in its oracle.
+type fired struct {
+	reached                   int
+	slips, faults, redelivers int
+}
+
+func (f *fired) add(o fired) {
+	f.reached += o.reached
+	f.slips += o.slips
+	f.faults += o.faults
+	f.redelivers += o.redelivers
+}
+
+// snapshot reads an oracle's counts. The oracle belongs to one item whose
+// runs execute on this goroutine, so no other goroutine writes it.
+func snapshot(o *mission.Oracle) fired {
+	return fired{reached: o.Reached, slips: len(o.Slips), faults: len(o.Faults), redelivers: len(o.Redeliveries)}
+}
+
+func (a fired) minus(b fired) fired {
+	return fired{a.reached - b.reached, a.slips - b.slips, a.faults - b.faults, a.redelivers - b.redelivers}
+}
+
+// same reports whether a run is for this item's build, scenario, seed and
+// environment.
+func (m *itemMission) same(b mission.Build, sc *mission.Scenario, seed uint64, env mission.Env) bool {
+	return sc == m.sc && seed == m.seed && sameBuild(b, m.build) && sameMap(env.Profile, m.env.Profile) && sameMap(env.Faults, m.env.Faults)
+}
+
+// sameBuild compares build handles. A build whose seams are of an
+// uncomparable type (never one of baton's mutants) is never the same: its
+// runs are executed, not shared.
+func sameBuild(a, b mission.Build) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
+}
+
+func sameMap(a, b any) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if va.Len() == 0 && vb.Len() == 0 {
+		return true
+	}
+	return va.UnsafePointer() == vb.UnsafePointer()
+}
+
+func (m *itemMission) keep(name string, t *mission.Trace) {
+	if t == nil {
+		return
+	}
+	if m.traces == nil {
+		m.traces = map[string]*mission.Trace{}
+	}
+	if _, dup := m.traces[name]; dup {
+		for i := 2; ; i++ {
+			n := name + "#" + strconv.Itoa(i)
+			if _, dup := m.traces[n]; !dup {
+				name = n
+				break
+			}
+		}
+	}
+	m.traces[name] = t
+}
+
+// Run executes, or serves from the unit, an integrated run.
+func (m *itemMission) Run(b mission.Build, sc *mission.Scenario, seed uint64, env mission.Env) *mission.Run {
+	mine := m.same(b, sc, seed, env)
+	share := m.memo != nil && m.memo.share
+	var run *mission.Run
+	switch {
+	case mine && share && m.memo.run != nil:
+		run = m.memo.run.run
+		m.extra.add(m.memo.run.fired)
+	case mine && share:
+		before := snapshot(m.oracle)
+		run = m.Mission.Run(b, sc, seed, env)
+		m.memo.run = &sharedRun{run: run, fired: snapshot(m.oracle).minus(before)}
+	default:
+		run = m.Mission.Run(b, sc, seed, env)
+	}
+	if mine && run != nil {
+		m.keep("integrated", run.Trace)
+	}
+	return run
+}
+
+// RunCore executes, or serves from the unit, one agent's core run.
+func (m *itemMission) RunCore(b mission.Build, agent mission.Agent, sc *mission.Scenario, in mission.CoreInput, seed uint64, env mission.Env) *mission.CoreRun {
+	mine := m.same(b, sc, seed, env)
+	var cr *mission.CoreRun
+	if mine && m.memo != nil && m.memo.share {
+		key := coreKey(agent, in)
+		if s, ok := m.memo.cores[key]; ok {
+			cr = s.run
+			m.extra.add(s.fired)
+		} else {
+			before := snapshot(m.oracle)
+			cr = m.Mission.RunCore(b, agent, sc, in, seed, env)
+			if m.memo.cores == nil {
+				m.memo.cores = map[string]*sharedCore{}
+			}
+			m.memo.cores[key] = &sharedCore{run: cr, fired: snapshot(m.oracle).minus(before)}
+		}
+	} else {
+		cr = m.Mission.RunCore(b, agent, sc, in, seed, env)
+	}
+	if mine && cr != nil {
+		m.keep("core:"+string(agent)+":"+in.Item, cr.Trace)
+	}
+	return cr
+}
+
+// coreKey identifies a core run's inputs within a unit.
+func coreKey(agent mission.Agent, in mission.CoreInput) string {
+	var b strings.Builder
+	b.WriteString(string(agent))
+	b.WriteByte(0)
+	b.WriteString(in.Item)
+	for _, msg := range in.Messages {
+		b.WriteByte(0)
+		b.WriteString(strconv.Itoa(len(msg)))
+		b.WriteByte(':')
+		b.Write(msg)
+	}
+	return b.String()
+}

@@ -1,0 +1,607 @@
+package experiment
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+
+	"github.com/baton-lab/baton/designs"
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/reports"
+)
+
+// StoreSchema identifies the layout of runs.db.
+const StoreSchema = "baton.runs/v1"
+
+// schema is runs.db's layout. Booleans are 0/1; seeds are decimal text
+// (SQLite integers are signed); blame and evidence are JSON.
+const schema = `
+CREATE TABLE IF NOT EXISTS meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS builds (
+	id          TEXT PRIMARY KEY,
+	ord         INTEGER NOT NULL,
+	class       TEXT NOT NULL,
+	location    TEXT NOT NULL,
+	operator    TEXT NOT NULL,
+	description TEXT NOT NULL,
+	status      TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS scenarios (
+	id       TEXT PRIMARY KEY,
+	ord      INTEGER NOT NULL,
+	category TEXT NOT NULL,
+	tags     TEXT NOT NULL,
+	title    TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS items (
+	id             TEXT NOT NULL,
+	build          TEXT NOT NULL,
+	design         TEXT NOT NULL,
+	scenario       TEXT NOT NULL,
+	trial          INTEGER NOT NULL,
+	seed           TEXT NOT NULL,
+	flagged        INTEGER NOT NULL,
+	blame          TEXT NOT NULL,
+	findings       INTEGER NOT NULL,
+	model_calls    INTEGER NOT NULL,
+	tool_calls     INTEGER NOT NULL,
+	tokens         INTEGER NOT NULL,
+	sandbox_resets INTEGER NOT NULL,
+	wall_ns        INTEGER NOT NULL,
+	slipped        INTEGER NOT NULL,
+	faulted        INTEGER NOT NULL,
+	reached        INTEGER NOT NULL,
+	success        INTEGER NOT NULL,
+	trace_hash     TEXT NOT NULL,
+	trace          TEXT NOT NULL,
+	PRIMARY KEY (build, design, scenario, trial)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS findings (
+	item_id  TEXT NOT NULL,
+	seq      INTEGER NOT NULL,
+	rule     TEXT NOT NULL,
+	message  TEXT NOT NULL,
+	location TEXT NOT NULL,
+	evidence TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS traces (
+	sha256 TEXT PRIMARY KEY,
+	size   INTEGER NOT NULL,
+	data   BLOB NOT NULL
+);
+`
+
+// store is a run folder's runs.db.
+type store struct {
+	db   *sql.DB
+	path string
+}
+
+// openStore opens (creating if needed) a run store. Results regenerate
+// from the protocol, so durability is traded for speed: WAL with
+// synchronous=OFF survives a killed process (a committed batch stays
+// committed) but not necessarily a power loss.
+func openStore(path string) (*store, error) {
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
+		"?_pragma=journal_mode(WAL)&_pragma=synchronous(OFF)&_pragma=busy_timeout(10000)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open run store: %w", err)
+	}
+	db.SetMaxOpenConns(1) // one writer; pragmas hold per connection
+	if _, err := db.Exec(schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open run store %s: %w", path, err)
+	}
+	return &store{db: db, path: path}, nil
+}
+
+// openStoreExisting opens a run folder's runs.db, which must exist.
+func openStoreExisting(runDir string) (*store, error) {
+	path := filepath.Join(runDir, StoreFile)
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	return openStore(path)
+}
+
+// close checkpoints the WAL into the database file, leaves it as one file
+// (journal_mode DELETE) for auditors, and closes it.
+func (s *store) close() error {
+	_, err1 := s.db.Exec("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE")
+	err2 := s.db.Close()
+	if err1 != nil {
+		return fmt.Errorf("close run store: %w", err1)
+	}
+	if err2 != nil {
+		return fmt.Errorf("close run store: %w", err2)
+	}
+	return nil
+}
+
+// meta reads the meta table.
+func (s *store) meta() (map[string]string, error) {
+	rows, err := s.db.Query("SELECT key, value FROM meta")
+	if err != nil {
+		return nil, fmt.Errorf("read run store meta: %w", err)
+	}
+	defer rows.Close()
+	m := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, fmt.Errorf("read run store meta: %w", err)
+		}
+		m[k] = v
+	}
+	return m, rows.Err()
+}
+
+// setMeta writes meta entries.
+func (s *store) setMeta(kv map[string]string) error {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return fmt.Errorf("write run store meta: %w", err)
+	}
+	defer tx.Rollback()
+	for k, v := range kv {
+		if _, err := tx.Exec("INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", k, v); err != nil {
+			return fmt.Errorf("write run store meta: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("write run store meta: %w", err)
+	}
+	return nil
+}
+
+// describe writes the plan's builds and scenarios (again, on resume).
+func (s *store) describe(pl *plan) error {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return fmt.Errorf("write run store: %w", err)
+	}
+	defer tx.Rollback()
+	for i, b := range pl.builds {
+		if _, err := tx.Exec(`INSERT INTO builds(id, ord, class, location, operator, description) VALUES(?, ?, ?, ?, ?, ?)
+			ON CONFLICT(id) DO UPDATE SET ord = excluded.ord, class = excluded.class, location = excluded.location,
+			operator = excluded.operator, description = excluded.description`,
+			b.Info.ID, i, b.Info.Class, b.Info.Location, b.Info.Operator, b.Info.Description); err != nil {
+			return fmt.Errorf("write run store builds: %w", err)
+		}
+	}
+	for i, sc := range pl.scenarios {
+		tags, _ := json.Marshal(sc.Tags)
+		if _, err := tx.Exec(`INSERT INTO scenarios(id, ord, category, tags, title) VALUES(?, ?, ?, ?, ?)
+			ON CONFLICT(id) DO UPDATE SET ord = excluded.ord, category = excluded.category, tags = excluded.tags, title = excluded.title`,
+			sc.ID, i, string(sc.Category), string(tags), sc.Title); err != nil {
+			return fmt.Errorf("write run store scenarios: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("write run store: %w", err)
+	}
+	return nil
+}
+
+// index adds the indexes aggregation, auditors and replay read by, once the
+// sweep's inserts are done (maintaining them during the sweep would slow
+// it).
+func (s *store) index() error {
+	if _, err := s.db.Exec(`CREATE INDEX IF NOT EXISTS findings_item ON findings(item_id)`); err != nil {
+		return fmt.Errorf("index run store: %w", err)
+	}
+	return nil
+}
+
+// setStatus records each mutant's status from the results.
+func (s *store) setStatus(rows []reports.MutantRow) error {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return fmt.Errorf("write mutant status: %w", err)
+	}
+	defer tx.Rollback()
+	for _, r := range rows {
+		if _, err := tx.Exec("UPDATE builds SET status = ? WHERE id = ?", r.Status, r.ID); err != nil {
+			return fmt.Errorf("write mutant status: %w", err)
+		}
+	}
+	return tx.Commit()
+}
+
+// bitset marks done items by plan index.
+type bitset []uint64
+
+func newBitset(n int) bitset           { return make(bitset, (n+63)/64) }
+func (b bitset) set(i int)             { b[i/64] |= 1 << (i % 64) }
+func (b bitset) has(i int) bool        { return b[i/64]&(1<<(i%64)) != 0 }
+func itemIndex(pl *plan, u, s int) int { return u*pl.slots() + s }
+
+// done reads which of the plan's items are stored. The set is one bit per
+// planned item, so it stays small however many items a run has.
+func (s *store) done(pl *plan) (bitset, int, error) {
+	set := newBitset(pl.total())
+	rows, err := s.db.Query("SELECT build, design, scenario, trial FROM items")
+	if err != nil {
+		return nil, 0, fmt.Errorf("read stored items: %w", err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var b, d, sc string
+		var t int
+		if err := rows.Scan(&b, &d, &sc, &t); err != nil {
+			return nil, 0, fmt.Errorf("read stored items: %w", err)
+		}
+		bi, ok1 := pl.buildIdx[b]
+		si, ok2 := pl.scenarioIdx[sc]
+		di, ok3 := pl.designIdx[d]
+		if !ok1 || !ok2 || !ok3 || t < 1 || t > pl.trials {
+			return nil, 0, fmt.Errorf("%w: stored item %s is not in this protocol's plan", ErrForeignRun, ItemID(b, d, sc, t))
+		}
+		i := itemIndex(pl, pl.unitIndex(bi, si, t), di)
+		if !set.has(i) {
+			set.set(i)
+			n++
+		}
+	}
+	return set, n, rows.Err()
+}
+
+// row is one item as the writer stores it. traceSHA names the item's kept
+// trace ("" when none is kept); traceGZ carries its gzipped bytes the first
+// time a unit sends it.
+type row struct {
+	id       string
+	item     reports.Item
+	findings []designs.Finding
+	traceSHA string
+	traceLen int
+	traceGZ  []byte
+}
+
+// writer is the single goroutine that owns inserts: workers send it the
+// rows of a unit; it commits every batch rows.
+type writer struct {
+	s        *store
+	ch       chan []row
+	batch    int
+	progress func(n int)
+	done     chan struct{}
+	err      error
+	written  int
+}
+
+// startWriter starts the writer. progress, if not nil, is called from the
+// writer goroutine with the count of rows received so far.
+func (s *store) startWriter(batch int, progress func(n int)) *writer {
+	if batch < 1 {
+		batch = 500
+	}
+	w := &writer{s: s, ch: make(chan []row, 64), batch: batch, progress: progress, done: make(chan struct{})}
+	go w.loop()
+	return w
+}
+
+// send hands rows to the writer. It never blocks on a failed writer for
+// long: after a failure the writer drains and drops.
+func (w *writer) send(rows []row) { w.ch <- rows }
+
+// close stops the writer after every sent row is committed.
+func (w *writer) close() error {
+	close(w.ch)
+	<-w.done
+	return w.err
+}
+
+const (
+	itemColumns    = "id, build, design, scenario, trial, seed, flagged, blame, findings, model_calls, tool_calls, tokens, sandbox_resets, wall_ns, slipped, faulted, reached, success, trace_hash, trace"
+	itemParams     = 20
+	findingColumns = "item_id, seq, rule, message, location, evidence"
+	findingParams  = 6
+	insertTrace    = `INSERT INTO traces(sha256, size, data) VALUES(?, ?, ?) ON CONFLICT(sha256) DO NOTHING`
+	// chunk is the rows per multi-row INSERT: one statement step binds
+	// many rows, which costs much less per row than one step each.
+	chunk = 32
+)
+
+// insertSQL returns a multi-row INSERT of n rows.
+func insertSQL(table, columns string, params, n int) string {
+	one := "(" + strings.Repeat("?, ", params-1) + "?)"
+	return "INSERT INTO " + table + "(" + columns + ") VALUES " + strings.TrimSuffix(strings.Repeat(one+", ", n), ", ")
+}
+
+// stmts are the writer's prepared statements.
+type stmts struct {
+	item, items, finding, findings, trace *sql.Stmt
+}
+
+func (w *writer) prepare() (*stmts, error) {
+	st := &stmts{}
+	for _, p := range []struct {
+		dst **sql.Stmt
+		sql string
+	}{
+		{&st.item, insertSQL("items", itemColumns, itemParams, 1)},
+		{&st.items, insertSQL("items", itemColumns, itemParams, chunk)},
+		{&st.finding, insertSQL("findings", findingColumns, findingParams, 1)},
+		{&st.findings, insertSQL("findings", findingColumns, findingParams, chunk)},
+		{&st.trace, insertTrace},
+	} {
+		s, err := w.s.db.Prepare(p.sql)
+		if err != nil {
+			st.close()
+			return nil, err
+		}
+		*p.dst = s
+	}
+	return st, nil
+}
+
+func (st *stmts) close() {
+	for _, s := range []*sql.Stmt{st.item, st.items, st.finding, st.findings, st.trace} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+func (w *writer) loop() {
+	defer close(w.done)
+	st, err := w.prepare()
+	if err != nil {
+		w.err = fmt.Errorf("run store writer: %w", err)
+	} else {
+		defer st.close()
+	}
+	var pending []row
+	for rows := range w.ch {
+		if w.err != nil {
+			continue // drain so workers never block
+		}
+		pending = append(pending, rows...)
+		w.written += len(rows)
+		if len(pending) >= w.batch {
+			w.err = w.flush(st, pending)
+			clear(pending)
+			pending = pending[:0]
+		}
+		if w.progress != nil && w.err == nil {
+			w.progress(w.written)
+		}
+	}
+	if w.err == nil && len(pending) > 0 {
+		w.err = w.flush(st, pending)
+	}
+}
+
+// flush writes rows in one transaction.
+func (w *writer) flush(st *stmts, rows []row) error {
+	tx, err := w.s.db.Begin()
+	if err != nil {
+		return fmt.Errorf("run store writer: %w", err)
+	}
+	defer tx.Rollback()
+	args := make([]any, 0, chunk*itemParams)
+	items, one := tx.Stmt(st.items), tx.Stmt(st.item)
+	for i := 0; i < len(rows); {
+		n := min(chunk, len(rows)-i)
+		if n < chunk {
+			n = 1
+		}
+		args = args[:0]
+		for _, r := range rows[i : i+n] {
+			a, err := itemArgs(&r)
+			if err != nil {
+				return fmt.Errorf("run store writer: item %s: %w", r.id, err)
+			}
+			args = append(args, a...)
+		}
+		s := items
+		if n == 1 {
+			s = one
+		}
+		if _, err := s.Exec(args...); err != nil {
+			return fmt.Errorf("run store writer: items from %s: %w", rows[i].id, err)
+		}
+		i += n
+	}
+	var fargs [][]any
+	for _, r := range rows {
+		for j, f := range r.findings {
+			ev, err := json.Marshal(f.Evidence)
+			if err != nil {
+				return fmt.Errorf("run store writer: item %s: %w", r.id, err)
+			}
+			fargs = append(fargs, []any{r.id, j, f.Rule, f.Message, string(f.Location), string(ev)})
+		}
+	}
+	findings, fone := tx.Stmt(st.findings), tx.Stmt(st.finding)
+	for i := 0; i < len(fargs); {
+		n := min(chunk, len(fargs)-i)
+		if n < chunk {
+			n = 1
+		}
+		args = args[:0]
+		for _, a := range fargs[i : i+n] {
+			args = append(args, a...)
+		}
+		s := findings
+		if n == 1 {
+			s = fone
+		}
+		if _, err := s.Exec(args...); err != nil {
+			return fmt.Errorf("run store writer: findings of %s: %w", rows[0].id, err)
+		}
+		i += n
+	}
+	trace := tx.Stmt(st.trace)
+	for _, r := range rows {
+		if r.traceGZ != nil {
+			if _, err := trace.Exec(r.traceSHA, r.traceLen, r.traceGZ); err != nil {
+				return fmt.Errorf("run store writer: trace of %s: %w", r.id, err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("run store writer: commit: %w", err)
+	}
+	return nil
+}
+
+func itemArgs(r *row) ([]any, error) {
+	it := &r.item
+	blame := "[]"
+	if len(it.Blame) > 0 {
+		b, err := json.Marshal(it.Blame)
+		if err != nil {
+			return nil, err
+		}
+		blame = string(b)
+	}
+	return []any{r.id, it.Build, it.Design, it.Scenario, it.Trial, strconv.FormatUint(it.Seed, 10),
+		b2i(it.Flagged), blame, it.Findings,
+		it.Cost.ModelCalls, it.Cost.ToolCalls, it.Cost.Tokens, it.Cost.SandboxResets, it.WallNS,
+		b2i(it.Slipped), b2i(it.Faulted), it.Reached, b2i(it.Success), it.TraceHash, r.traceSHA}, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// streamQueries read items in the fixed order aggregation needs: the
+// clean build first, then builds, designs (the observation run "" first),
+// scenarios and trials. The order does not depend on the order items were
+// written in, so resumed and uninterrupted runs aggregate alike. Each
+// query reads the table in its primary key's order, without sorting (a
+// large run's rows would take memory in proportion to them).
+var streamQueries = []string{
+	streamSelect + ` WHERE build = 'clean' ORDER BY build, design, scenario, trial`,
+	streamSelect + ` WHERE build != 'clean' ORDER BY build, design, scenario, trial`,
+}
+
+const streamSelect = `SELECT build, design, scenario, trial, seed, flagged, blame, findings,
+	model_calls, tool_calls, tokens, sandbox_resets, wall_ns, slipped, faulted, reached, success, trace_hash
+	FROM items`
+
+// stream reads every stored item in stream order and hands it to fn, with
+// the class and location of its build and the category of its scenario
+// from the plan. Only one row is held at a time.
+func (s *store) stream(pl *plan, fn func(reports.Item) error) error {
+	for _, q := range streamQueries {
+		if err := s.streamQuery(pl, q, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *store) streamQuery(pl *plan, q string, fn func(reports.Item) error) error {
+	rows, err := s.db.Query(q)
+	if err != nil {
+		return fmt.Errorf("read stored items: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var it reports.Item
+		var seed, blame string
+		var flagged, slipped, faulted, success int
+		if err := rows.Scan(&it.Build, &it.Design, &it.Scenario, &it.Trial, &seed,
+			&flagged, &blame, &it.Findings, &it.Cost.ModelCalls, &it.Cost.ToolCalls, &it.Cost.Tokens, &it.Cost.SandboxResets,
+			&it.WallNS, &slipped, &faulted, &it.Reached, &success, &it.TraceHash); err != nil {
+			return fmt.Errorf("read stored items: %w", err)
+		}
+		bi, ok1 := pl.buildIdx[it.Build]
+		si, ok2 := pl.scenarioIdx[it.Scenario]
+		if !ok1 || !ok2 {
+			return fmt.Errorf("%w: stored item %s is not in this protocol's plan", ErrForeignRun, ItemID(it.Build, it.Design, it.Scenario, it.Trial))
+		}
+		it.Class, it.Location = pl.builds[bi].Info.Class, pl.builds[bi].Info.Location
+		it.Category = string(pl.scenarios[si].Category)
+		if it.Seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
+			return fmt.Errorf("read stored items: seed %q: %w", seed, err)
+		}
+		if blame != "[]" && blame != "" {
+			if err := json.Unmarshal([]byte(blame), &it.Blame); err != nil {
+				return fmt.Errorf("read stored items: blame %q: %w", blame, err)
+			}
+		}
+		it.Flagged, it.Slipped, it.Faulted, it.Success = flagged == 1, slipped == 1, faulted == 1, success == 1
+		if err := fn(it); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// count returns how many items are stored.
+func (s *store) count() (int, error) {
+	var n int
+	err := s.db.QueryRow("SELECT count(*) FROM items").Scan(&n)
+	return n, err
+}
+
+// storedItem reads one item, its findings and the hash of its kept trace
+// ("" when none was kept), for replay. A missing item is (nil, nil, "", nil).
+func (s *store) storedItem(id string) (*reports.Item, []designs.Finding, string, error) {
+	build, design, scenario, trial, err := ParseItemID(id)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	var it reports.Item
+	var seed, blame, trace string
+	var flagged, slipped, faulted, success int
+	err = s.db.QueryRow(`SELECT build, design, scenario, trial, seed, flagged, blame, findings,
+		model_calls, tool_calls, tokens, sandbox_resets, slipped, faulted, reached, success, trace_hash, trace
+		FROM items WHERE build = ? AND design = ? AND scenario = ? AND trial = ?`, build, design, scenario, trial).Scan(&it.Build, &it.Design, &it.Scenario, &it.Trial, &seed, &flagged, &blame,
+		&it.Findings, &it.Cost.ModelCalls, &it.Cost.ToolCalls, &it.Cost.Tokens, &it.Cost.SandboxResets,
+		&slipped, &faulted, &it.Reached, &success, &it.TraceHash, &trace)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, "", nil
+	}
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("read item %s: %w", id, err)
+	}
+	it.Seed, _ = strconv.ParseUint(seed, 10, 64)
+	if blame != "[]" && blame != "" {
+		_ = json.Unmarshal([]byte(blame), &it.Blame)
+	}
+	it.Flagged, it.Slipped, it.Faulted, it.Success = flagged == 1, slipped == 1, faulted == 1, success == 1
+	rows, err := s.db.Query("SELECT rule, message, location, evidence FROM findings WHERE item_id = ? ORDER BY seq", id)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("read findings of %s: %w", id, err)
+	}
+	defer rows.Close()
+	var fs []designs.Finding
+	for rows.Next() {
+		var f designs.Finding
+		var loc, ev string
+		if err := rows.Scan(&f.Rule, &f.Message, &loc, &ev); err != nil {
+			return nil, nil, "", fmt.Errorf("read findings of %s: %w", id, err)
+		}
+		f.Location = mission.Location(loc)
+		if err := json.Unmarshal([]byte(ev), &f.Evidence); err != nil {
+			return nil, nil, "", fmt.Errorf("read findings of %s: evidence: %w", id, err)
+		}
+		fs = append(fs, f)
+	}
+	return &it, fs, trace, rows.Err()
+}
+
+// nowUTC formats a wall-clock time for the manifest.
+func nowUTC(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

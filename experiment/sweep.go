@@ -1,0 +1,425 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/baton-lab/baton/reports"
+)
+
+// Options set up a [Run].
+type Options struct {
+	// ProtocolPath is the protocol file; "" runs the embedded default.
+	ProtocolPath string
+	// OutDir is where a new run folder is made, named
+	// <name>-<seed>-<first 8 hex of the protocol hash> (plus -t<trials>
+	// when Trials overrides the protocol); "out" when empty.
+	OutDir string
+	// RunDir, when set, is the run folder itself.
+	RunDir string
+	// Workers is the worker pool's size; 0 means runtime.NumCPU().
+	Workers int
+	// Seed and Trials, when set, override the protocol's (recorded in the
+	// manifest; the run folder of another seed or trial count is another
+	// run).
+	Seed   *uint64
+	Trials int
+	// Resume continues the run in an existing run folder, skipping the
+	// items it already stores.
+	Resume bool
+	Logger zerolog.Logger
+	// Progress, if set, is called from one goroutine with the items done
+	// (stored before this session included) and the total.
+	Progress func(done, total int)
+
+	// Stack is what runs; nil means DefaultStack().
+	Stack *Stack
+	// TraceSample is the share of items whose trace bytes are stored
+	// whatever their verdict; 0 means DefaultTraceSample, a negative value
+	// stores none.
+	TraceSample float64
+	// SampleTracesOnly keeps the sampled traces only, not the hash of
+	// every flagged item's (nor the bytes of the clean build's): faster;
+	// every trace still regenerates with Replay.
+	SampleTracesOnly bool
+	// Batch is the number of rows per store transaction; 0 means 500.
+	Batch int
+	// Clock gives wall-clock times for the manifest; nil means time.Now.
+	Clock func() time.Time
+
+	// noShare executes every run of every item, sharing none within a
+	// unit (tests compare both ways).
+	noShare bool
+}
+
+// Summary is what a finished run reports.
+type Summary struct {
+	RunDir   string
+	Valid    bool
+	Reason   string
+	Results  *reports.Results
+	Items    int // work items of the run
+	Skipped  int // already stored when this session started
+	Manifest *Manifest
+}
+
+// Run runs a protocol's sweep into a run folder: every (build, design,
+// scenario, trial) work item and every observation run, the clean build
+// first, on a worker pool, each outcome streamed through one writer into
+// runs.db; then it aggregates the stored rows and writes results.json and
+// the reports. Cancelling ctx stops the sweep cleanly: every finished item
+// is committed, and Options.Resume continues from there. A run that fails
+// the validity gate returns a [*DiscardedError] after writing every output.
+func Run(ctx context.Context, opt Options) (*Summary, error) {
+	log := opt.Logger
+	clock := opt.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	st := opt.Stack
+	if st == nil {
+		var err error
+		if st, err = DefaultStack(); err != nil {
+			return nil, err
+		}
+	}
+
+	// The protocol: lock, load, overrides.
+	var p *Protocol
+	locked := false
+	absPath := ""
+	if opt.ProtocolPath == "" {
+		p = DefaultProtocol()
+	} else {
+		var err error
+		if locked, err = CheckLock(opt.ProtocolPath); err != nil {
+			return nil, fmt.Errorf("run: %w", err)
+		}
+		if p, err = LoadProtocol(opt.ProtocolPath); err != nil {
+			return nil, fmt.Errorf("run: %w", err)
+		}
+		if absPath, err = filepath.Abs(opt.ProtocolPath); err != nil {
+			return nil, fmt.Errorf("run: %w", err)
+		}
+	}
+	trialsOverride := opt.Trials > 0 && opt.Trials != p.Trials
+	if opt.Trials < 0 {
+		return nil, fmt.Errorf("run: trials %d: want at least 1", opt.Trials)
+	}
+	if opt.Trials > 0 {
+		p.Trials = opt.Trials
+	}
+	if opt.Seed != nil {
+		p.Seed = *opt.Seed
+	}
+
+	runDir := opt.RunDir
+	if runDir == "" {
+		out := opt.OutDir
+		if out == "" {
+			out = "out"
+		}
+		name := fmt.Sprintf("%s-%d-%s", p.Name, p.Seed, p.SHA256[:8])
+		if trialsOverride {
+			name += "-t" + strconv.Itoa(p.Trials)
+		}
+		runDir = filepath.Join(out, name)
+	}
+
+	// The run folder: new, or this protocol's run to resume.
+	existing, err := folderState(runDir)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	var man *Manifest
+	resolvePath := p.Path
+	if existing {
+		if !opt.Resume {
+			return nil, fmt.Errorf("run: %s: %w", runDir, ErrRunExists)
+		}
+		if man, err = ReadManifest(runDir); err != nil {
+			return nil, fmt.Errorf("run: %s: %w (%v)", runDir, ErrForeignRun, err)
+		}
+		if man.Protocol.SHA256 != p.SHA256 || man.Seed != p.Seed || man.Trials != p.Trials {
+			return nil, fmt.Errorf("run: %s: %w: it ran protocol %s (seed %d, %d trials), this is %s (seed %d, %d trials)",
+				runDir, ErrForeignRun, short(man.Protocol.SHA256), man.Seed, man.Trials, short(p.SHA256), p.Seed, p.Trials)
+		}
+		resolvePath = inputResolver(runDir, man.Inputs)
+	}
+
+	// Everything is checked before any work starts.
+	pl, err := resolve(p, st, resolvePath)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	sample := opt.TraceSample
+	if sample == 0 {
+		sample = DefaultTraceSample
+	}
+
+	if err := os.MkdirAll(runDir, 0o755); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	if man == nil {
+		man = &Manifest{
+			Schema:   ManifestSchema,
+			Protocol: ManifestProtocol{Name: p.Name, Path: absPath, SHA256: p.SHA256, Locked: locked},
+			Settings: p, Seed: p.Seed, Trials: p.Trials,
+			Started: nowUTC(clock()),
+		}
+		if err := writeAtomic(filepath.Join(runDir, ProtocolCopy), p.Raw); err != nil {
+			return nil, fmt.Errorf("run: %w", err)
+		}
+		if man.Inputs, err = copyInputs(p, runDir); err != nil {
+			return nil, fmt.Errorf("run: %w", err)
+		}
+	}
+	man.Baton, man.Go = batonVersion(), goVersion()
+	man.Mission = MissionRef{Name: st.Mission.Name(), Version: st.Mission.Version()}
+	man.Hashes = Hashes{Catalogue: pl.catalogueHash, Scenarios: pl.scenariosHash, Contracts: pl.contractsHash}
+	man.Builds, man.Scenarios, man.Items = len(pl.builds), len(pl.scenarios), pl.total()
+	man.Designs = pl.proto.Designs
+	man.Workers = workers
+	man.Sessions++
+	man.Finished, man.Complete, man.Valid, man.Reason = "", false, nil, ""
+	if err := writeManifest(runDir, man); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+
+	s, err := openStore(filepath.Join(runDir, StoreFile))
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	defer s.db.Close()
+	if err := checkStoreMeta(s, p); err != nil {
+		return nil, fmt.Errorf("run: %s: %w", runDir, err)
+	}
+	if err := s.describe(pl); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	if err := pl.prepare(); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	done, skipped, err := s.done(pl)
+	if err != nil {
+		return nil, fmt.Errorf("run: %s: %w", runDir, err)
+	}
+	log.Info().Str("run", runDir).Str("protocol", short(p.SHA256)).Int("items", pl.total()).
+		Int("stored", skipped).Int("workers", workers).Msg("sweep")
+
+	if err := sweep(ctx, pl, s, done, skipped, workers, sample, opt); err != nil {
+		if ctx.Err() != nil {
+			log.Warn().Str("run", runDir).Msg("sweep interrupted; continue with resume")
+		}
+		if cerr := s.close(); cerr != nil {
+			log.Error().Err(cerr).Msg("close run store")
+		}
+		return nil, fmt.Errorf("run: %w", err)
+	}
+
+	sum, err := finish(pl, s, runDir, man)
+	if cerr := s.close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	sum.Skipped = skipped
+	man.Finished = nowUTC(clock())
+	if err := writeManifest(runDir, man); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	log.Info().Str("run", runDir).Bool("valid", sum.Valid).Msg("results written")
+	if !sum.Valid {
+		return sum, &DiscardedError{RunDir: runDir, Reason: sum.Reason}
+	}
+	return sum, nil
+}
+
+// folderState reports whether dir exists and holds anything.
+func folderState(dir string) (bool, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return len(entries) > 0, nil
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+// checkStoreMeta records the run's identity in a new store, and refuses a
+// store that holds another run's.
+func checkStoreMeta(s *store, p *Protocol) error {
+	meta, err := s.meta()
+	if err != nil {
+		return err
+	}
+	want := map[string]string{
+		"schema":          StoreSchema,
+		"protocol_sha256": p.SHA256,
+		"seed":            strconv.FormatUint(p.Seed, 10),
+		"trials":          strconv.Itoa(p.Trials),
+	}
+	if len(meta) == 0 {
+		return s.setMeta(want)
+	}
+	for k, v := range want {
+		if meta[k] != v {
+			return fmt.Errorf("%w: %s holds %s %q, want %q", ErrForeignRun, StoreFile, k, meta[k], v)
+		}
+	}
+	return nil
+}
+
+// sweep runs every item not yet stored.
+func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, workers int, sample float64, opt Options) error {
+	total := pl.total()
+	var progress func(int)
+	if opt.Progress != nil {
+		progress = func(n int) { opt.Progress(skipped+n, total) }
+		opt.Progress(skipped, total)
+	}
+	w := s.startWriter(opt.Batch, progress)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		errOnce  sync.Once
+		firstErr error
+	)
+	fail := func(err error) {
+		errOnce.Do(func() { firstErr = err; cancel() })
+	}
+
+	units := make(chan unit, workers*2)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for u := range units {
+				if ctx.Err() != nil {
+					continue
+				}
+				rows := make([]row, 0, pl.slots())
+				memo := newUnitMemo(!opt.noShare)
+				for slot := range pl.slots() {
+					if done.has(itemIndex(pl, u.index, slot)) {
+						continue
+					}
+					out, err := pl.evaluate(u, slot, memo)
+					if err != nil {
+						fail(err)
+						break
+					}
+					if err := out.attachTrace(out.keepTrace(pl.seed, sample, !opt.SampleTracesOnly)); err != nil {
+						fail(err)
+						break
+					}
+					rows = append(rows, out.row)
+				}
+				if len(rows) > 0 {
+					w.send(rows) // finished items are kept even when cancelled
+				}
+			}
+		}()
+	}
+
+feed:
+	for i := range pl.units() {
+		u := pl.unitAt(i)
+		all := true
+		for slot := range pl.slots() {
+			if !done.has(itemIndex(pl, i, slot)) {
+				all = false
+				break
+			}
+		}
+		if all {
+			continue
+		}
+		select {
+		case units <- u:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(units)
+	wg.Wait()
+	werr := w.close()
+	switch {
+	case firstErr != nil:
+		return firstErr
+	case werr != nil:
+		return werr
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	return nil
+}
+
+// finish aggregates the stored items in stream order and writes the
+// results.
+func finish(pl *plan, s *store, runDir string, man *Manifest) (*Summary, error) {
+	n, err := s.count()
+	if err != nil {
+		return nil, fmt.Errorf("count stored items: %w", err)
+	}
+	if n != pl.total() {
+		return nil, fmt.Errorf("run store holds %d items, the plan has %d", n, pl.total())
+	}
+	agg := reports.NewAggregator(pl.config())
+	wall := map[string]int64{}
+	err = s.stream(pl, func(it reports.Item) error {
+		if it.Design != "" {
+			wall[it.Design] += it.WallNS
+		}
+		agg.Add(it) // results.json leaves wall time out; the manifest keeps it
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := agg.Results()
+	if err := pl.stack.Write(runDir, r); err != nil {
+		return nil, fmt.Errorf("write results: %w", err)
+	}
+	if err := s.index(); err != nil {
+		return nil, err
+	}
+	if err := s.setStatus(r.Mutants); err != nil {
+		return nil, err
+	}
+	if err := s.setMeta(map[string]string{"complete": "1"}); err != nil {
+		return nil, err
+	}
+	man.WallMS = map[string]int64{}
+	for d, ns := range wall {
+		man.WallMS[d] = ns / 1e6
+	}
+	valid := r.Validity.Valid
+	man.Complete, man.Valid, man.Reason = true, &valid, r.Validity.Reason
+	return &Summary{RunDir: runDir, Valid: valid, Reason: r.Validity.Reason, Results: r, Items: pl.total(), Manifest: man}, nil
+}

@@ -1,0 +1,273 @@
+package experiment
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/baton-lab/baton/reports"
+	"github.com/baton-lab/baton/sandbox"
+)
+
+// What a run keeps of the traces lives in runs.db, not in one file per
+// item: a default sweep flags tens of thousands of items, and creating a
+// file costs far more here than appending to the store. Every flagged
+// design item and every failed observation run has its trace pinned by
+// hash (items.trace, the SHA-256 of its JSON Lines); the bytes themselves
+// (table traces, gzipped, keyed by hash) are stored for the clean build's
+// flagged and failed items (the false alarms) and for a seeded sample of
+// every item. Replay regenerates any trace and checks it against the hash;
+// ExportTraces writes traces/<item>.jsonl from the stored bytes or, where
+// only the hash is stored, from a checked regeneration.
+
+// TracesDir is the run folder's trace folder, filled on demand.
+const TracesDir = "traces"
+
+// DefaultTraceSample is the share of items whose trace bytes a run stores
+// whatever their verdict.
+const DefaultTraceSample = 0.02
+
+// TraceFile returns the path of an item's exported trace inside a run
+// folder: traces/<id with "/" replaced by "_">.jsonl.
+func TraceFile(runDir, itemID string) string {
+	return filepath.Join(runDir, TracesDir, strings.ReplaceAll(itemID, "/", "_")+".jsonl")
+}
+
+// TracePattern is the exported trace file pattern, with {build}, {design},
+// {scenario} and {trial} placeholders, relative to the run folder.
+const TracePattern = TracesDir + "/{build}_{design}_{scenario}_{trial}.jsonl"
+
+// sampled reports whether an item's trace is in the run's seeded sample:
+// a draw keyed by the master seed and the item id, so it is the same on
+// every run and resume.
+func sampled(master uint64, itemID string, rate float64) bool {
+	if rate <= 0 {
+		return false
+	}
+	if rate >= 1 {
+		return true
+	}
+	h := sandbox.HashSeed(master, "trace-sample", itemID)
+	return float64(h>>11)/(1<<53) < rate
+}
+
+// keep is what a run keeps of an item's trace.
+type keep int
+
+const (
+	keepNone  keep = iota
+	keepHash       // the hash only: the trace regenerates exactly with Replay
+	keepBytes      // the hash and the gzipped bytes
+)
+
+// keepTrace decides what the run keeps of an item's trace: the bytes of a
+// seeded sample of all items and of the clean build's flagged design
+// items and failed observation runs, and, when flagged is set, the hash of
+// every other flagged design item and failed observation run.
+func (o *outcome) keepTrace(master uint64, rate float64, flagged bool) keep {
+	it := &o.row.item
+	bad := (it.Design == "" && !it.Success) || (it.Design != "" && it.Flagged)
+	switch {
+	case sampled(master, o.row.id, rate):
+		return keepBytes
+	case bad && flagged && it.Build == reports.CleanBuild:
+		return keepBytes
+	case bad && flagged:
+		return keepHash
+	}
+	return keepNone
+}
+
+// attachTrace fills the row's trace fields. A trace that several items of
+// the unit share (the observation run and design B's, A's and C's core
+// runs) is serialised, hashed and compressed once.
+func (o *outcome) attachTrace(k keep) error {
+	if k == keepNone {
+		return nil
+	}
+	m := o.memo
+	key := o.tracesKey()
+	sha, ok := m.kept[key]
+	if ok && (k == keepHash || m.sent[sha]) {
+		o.row.traceSHA = sha
+		return nil
+	}
+	b, ok, err := o.traceBytes()
+	if err != nil {
+		return fmt.Errorf("trace of %s: %w", o.row.id, err)
+	}
+	if !ok {
+		return nil
+	}
+	if sha == "" {
+		sum := sha256.Sum256(b)
+		sha = hex.EncodeToString(sum[:])
+		m.kept[key] = sha
+	}
+	o.row.traceSHA = sha
+	if k == keepHash || m.sent[sha] {
+		return nil
+	}
+	m.sent[sha] = true
+	gz, err := gzipBytes(b)
+	if err != nil {
+		return fmt.Errorf("trace of %s: %w", o.row.id, err)
+	}
+	o.row.traceLen, o.row.traceGZ = len(b), gz
+	return nil
+}
+
+func gzipBytes(b []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzipPool.Get().(*gzip.Writer)
+	defer gzipPool.Put(zw)
+	zw.Reset(&buf)
+	zw.Write(b)
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// gzipPool keeps compressors: a new one allocates about a megabyte.
+var gzipPool = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
+	return zw
+}}
+
+// trace reads a stored trace by hash; nil when only the hash is kept.
+func (s *store) trace(sha string) ([]byte, error) {
+	var gz []byte
+	err := s.db.QueryRow("SELECT data FROM traces WHERE sha256 = ?", sha).Scan(&gz)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read trace %s: %w", short(sha), err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, fmt.Errorf("read trace %s: %w", short(sha), err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("read trace %s: %w", short(sha), err)
+	}
+	return b, nil
+}
+
+// ExportTraces writes kept traces with [DefaultStack]; see
+// [Stack.ExportTraces].
+func ExportTraces(runDir string, ids ...string) ([]string, error) {
+	st, err := DefaultStack()
+	if err != nil {
+		return nil, err
+	}
+	return st.ExportTraces(runDir, ids...)
+}
+
+// ExportTraces writes the kept traces of a run's items to
+// traces/<item>.jsonl: the listed items, or every item with a kept trace
+// when ids is empty. A trace kept as a hash only is regenerated and
+// checked against its hash first. It returns the files written.
+func (st *Stack) ExportTraces(runDir string, ids ...string) ([]string, error) {
+	s, err := openStoreExisting(runDir)
+	if err != nil {
+		return nil, fmt.Errorf("export traces: %w", err)
+	}
+	defer s.db.Close()
+	type ref struct{ id, sha string }
+	var refs []ref
+	if len(ids) == 0 {
+		rows, err := s.db.Query("SELECT id, trace FROM items WHERE trace != '' ORDER BY id")
+		if err != nil {
+			return nil, fmt.Errorf("export traces: %w", err)
+		}
+		for rows.Next() {
+			var r ref
+			if err := rows.Scan(&r.id, &r.sha); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("export traces: %w", err)
+			}
+			refs = append(refs, r)
+		}
+		rows.Close()
+	} else {
+		for _, id := range ids {
+			build, design, scenario, trial, err := ParseItemID(id)
+			if err != nil {
+				return nil, fmt.Errorf("export traces: %w", err)
+			}
+			var sha string
+			err = s.db.QueryRow("SELECT trace FROM items WHERE build = ? AND design = ? AND scenario = ? AND trial = ?",
+				build, design, scenario, trial).Scan(&sha)
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil, fmt.Errorf("export traces: item %s: not in the run", id)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("export traces: %w", err)
+			}
+			if sha == "" {
+				return nil, fmt.Errorf("export traces: item %s: no trace kept (regenerate it with replay)", id)
+			}
+			refs = append(refs, ref{id, sha})
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(runDir, TracesDir), 0o755); err != nil {
+		return nil, fmt.Errorf("export traces: %w", err)
+	}
+	var out []string
+	for _, r := range refs {
+		b, err := s.trace(r.sha)
+		if err != nil {
+			return out, fmt.Errorf("export traces: item %s: %w", r.id, err)
+		}
+		if b == nil {
+			res, err := st.Replay(runDir, r.id)
+			if err != nil {
+				return out, fmt.Errorf("export traces: %w", err)
+			}
+			b = res.Trace
+		}
+		f := TraceFile(runDir, r.id)
+		if err := writeAtomic(f, b); err != nil {
+			return out, fmt.Errorf("export traces: %w", err)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// folder and a rename, so a reader never sees half a file.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(name, 0o644) // CreateTemp makes it 0600
+	}
+	if err == nil {
+		err = os.Rename(name, path)
+	}
+	if err != nil {
+		os.Remove(name)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
