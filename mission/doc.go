@@ -78,4 +78,22 @@
 // and a same-day duplicate is found, as in the integrated run. Incoming
 // messages are read with the clean parser. The monitor's item is the
 // scenario's day.
+//
+// # Golden expectations
+//
+// A [Golden] is one agent's expected behaviour on one item: its input, its
+// tool calls, its structured result and the wire messages it emits. Design
+// A scores each agent against them. [RecordGolden] records them from the
+// clean build with zero slips and faults, and refuses when that run does not
+// reach the scenario's authored end state.
+//
+// The default scenarios' goldens are a stored, reviewed artifact:
+// scenarios/golden/<scenario-id>.json, one [GoldenFile] per scenario,
+// embedded next to the YAML and attached by [DefaultScenarios] as
+// Scenario.Golden. `go test ./mission -run TestGoldenFiles -update`
+// re-records them; without -update that test fails when the clean build no
+// longer records exactly the stored files, and checks that each file agrees
+// with its scenario's authored end state. Scenarios loaded with
+// [LoadScenarios], or changed since their file was recorded, carry no
+// goldens, and designs record them on the fly.
 package mission

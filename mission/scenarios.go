@@ -78,8 +78,12 @@ func loadDefaultScenarios() {
 		h.Write(data)
 		files = append(files, scenarioFile{name: name, data: data})
 	}
-	scenariosDigest = hex.EncodeToString(h.Sum(nil))
 	scenariosSet, scenariosErr = parseScenarioFiles(files)
+	if scenariosErr == nil {
+		// The reviewed goldens (scenarios/golden/*.json) are part of the suite.
+		scenariosErr = attachDefaultGoldens(scenariosSet, h)
+	}
+	scenariosDigest = hex.EncodeToString(h.Sum(nil))
 	if scenariosErr != nil {
 		scenariosErr = fmt.Errorf("load default scenarios: %w", scenariosErr)
 	}
@@ -88,6 +92,14 @@ func loadDefaultScenarios() {
 // DefaultScenarios returns the embedded scenario suite, sorted by id. The
 // files are parsed once; every call returns fresh deep copies, so callers
 // may change what they get.
+//
+// Each scenario carries its reviewed per-agent goldens (Scenario.Golden)
+// from scenarios/golden/<id>.json, recorded from the clean build by
+// `go test ./mission -run TestGoldenFiles -update` and checked against the
+// authored end state; designs score against them instead of recording.
+// A scenario without a golden file recorded for its current version, like
+// every scenario of [LoadScenarios], has no goldens, and designs record
+// them on the fly with [RecordGolden].
 func DefaultScenarios() ([]*Scenario, error) {
 	scenariosOnce.Do(loadDefaultScenarios)
 	if scenariosErr != nil {
@@ -100,9 +112,9 @@ func DefaultScenarios() ([]*Scenario, error) {
 	return out, nil
 }
 
-// ScenariosHash returns the hex SHA-256 of the embedded scenario files
-// (names and contents, in name order): it identifies the default suite in
-// results.
+// ScenariosHash returns the hex SHA-256 of the embedded scenario files,
+// then golden files (names and contents, in name order): it identifies the
+// default suite in results.
 func ScenariosHash() string {
 	scenariosOnce.Do(loadDefaultScenarios)
 	return scenariosDigest
