@@ -3,6 +3,12 @@ GO        ?= go
 PKGS      ?= ./...
 OUT       ?= out
 BENCHOUT  ?= bench/latest.txt
+# bench: samples per benchmark (benchstat wants at least 6), time per
+# sample, and the whole-sweep benchmark's trials (the default protocol's).
+BENCHCOUNT  ?= 6
+BENCHTIME   ?= 0.3s
+SWEEPCOUNT  ?= 3
+SWEEPTRIALS ?= 20
 STATICCHECK_VERSION ?= v0.8.2
 
 .PHONY: all run test test-short bench lint build cover tidy clean
@@ -13,17 +19,27 @@ all: lint test build
 run:
 	$(GO) run ./cmd/baton run --out $(OUT)
 
-## test: the whole test suite, with the race detector
+## test: the whole test suite, with the race detector where cgo has a C
+## compiler (the race detector needs one); without, the same tests without it
 test:
-	$(GO) test -race -count=1 $(PKGS)
+	@if [ "$$($(GO) env CGO_ENABLED)" = "1" ] && command -v "$$($(GO) env CC)" >/dev/null 2>&1; then \
+		echo "$(GO) test -race -count=1 $(PKGS)"; $(GO) test -race -count=1 $(PKGS); \
+	else \
+		echo "no C compiler for cgo: running the tests without -race"; $(GO) test -count=1 $(PKGS); \
+	fi
 
 test-short:
 	$(GO) test -short $(PKGS)
 
 ## bench: every benchmark, benchstat-friendly, written to $(BENCHOUT)
+## (a few minutes); the whole-sweep benchmark runs the default protocol
+## at workers 1 and 2. Compare two files with benchstat old.txt new.txt.
 bench:
 	@mkdir -p $(dir $(BENCHOUT))
-	$(GO) test -run '^$$' -bench . -benchmem -count 5 $(PKGS) | tee $(BENCHOUT)
+	$(GO) test -run '^$$' -bench . -skip '^BenchmarkSweep$$' -benchmem -count $(BENCHCOUNT) -benchtime $(BENCHTIME) $(PKGS) > $(BENCHOUT).tmp
+	$(GO) test -run '^$$' -bench '^BenchmarkSweep$$' -benchmem -count $(SWEEPCOUNT) -benchtime 1x ./experiment -sweep.trials $(SWEEPTRIALS) >> $(BENCHOUT).tmp
+	@mv $(BENCHOUT).tmp $(BENCHOUT)
+	@grep -E '^(Benchmark|goos|goarch|pkg|cpu)' $(BENCHOUT)
 
 ## lint: go vet, gofmt and staticcheck
 lint:

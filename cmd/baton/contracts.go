@@ -21,8 +21,8 @@ func newContractsCmd(g *globals) *cobra.Command {
 		Use:   "check FILE",
 		Short: "Check a hand-off message (JSON), or a JSON array of one item's messages, against the contracts",
 		Long: `Check a hand-off message against the contract of its edge and print the violations.
-FILE holds one message (a JSON object) or a JSON array of messages for one item on
-one edge, which are also checked as a sequence (stable idempotency key, one owner,
+FILE holds one message (a JSON object), or a JSON array or JSON Lines of messages
+for one item on one edge, which are also checked as a sequence (stable idempotency key, one owner,
 no second action). The edge is read from each message's "edge" field unless --edge
 is given. Exits 1 when there are violations.`,
 		Args: exactArgs(1, "one FILE (a JSON hand-off message)"),
@@ -51,10 +51,12 @@ is given. Exits 1 when there are violations.`,
 				return err
 			}
 			var viols []contracts.Violation
-			for _, m := range msgs {
+			for i, m := range msgs {
 				e := edge
 				if e == "" {
-					e = edgeOf(m)
+					if e = edgeOf(m); e == "" {
+						return fmt.Errorf("%s: message %d has no edge field; name the edge with --edge from->to", args[0], i+1)
+					}
 				}
 				viols = append(viols, set.Check(e, m, lv)...)
 			}
@@ -101,21 +103,47 @@ is given. Exits 1 when there are violations.`,
 	return cmd
 }
 
-// splitMessages reads one JSON message or a JSON array of messages.
+// splitMessages reads one JSON message, a JSON array of messages, or JSON
+// Lines, one message per line. Anything that is not a JSON object is an
+// error naming the file and the line (or array element).
 func splitMessages(name string, data []byte) ([][]byte, error) {
 	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
+	switch {
+	case len(trimmed) == 0:
+		return nil, fmt.Errorf("%s: empty file, want a JSON hand-off message", name)
+	case trimmed[0] == '[':
 		var raw []json.RawMessage
 		if err := json.Unmarshal(trimmed, &raw); err != nil {
 			return nil, fmt.Errorf("%s: not a JSON array of messages: %w", name, err)
 		}
 		out := make([][]byte, len(raw))
 		for i, r := range raw {
+			if !isObject(r) {
+				return nil, fmt.Errorf("%s: element %d: not a JSON object", name, i+1)
+			}
 			out[i] = r
 		}
 		return out, nil
+	case json.Valid(trimmed) && isObject(trimmed):
+		return [][]byte{trimmed}, nil
 	}
-	return [][]byte{data}, nil
+	var out [][]byte
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		if !json.Valid(line) || !isObject(line) {
+			return nil, fmt.Errorf("%s:%d: not a JSON object (want one message, a JSON array, or one message per line)", name, i+1)
+		}
+		out = append(out, line)
+	}
+	return out, nil
+}
+
+func isObject(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) > 0 && b[0] == '{'
 }
 
 // edgeOf reads a message's edge field, "" when it has none.

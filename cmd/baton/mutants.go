@@ -51,7 +51,7 @@ func newMutantsCmd(g *globals) *cobra.Command {
 		},
 	}
 	list.Flags().StringVar(&file, "catalogue", "", "a catalogue YAML file to load over the default")
-	list.Flags().StringVar(&mode, "mode", "extend", "how --catalogue combines with the default: extend or replace")
+	list.Flags().StringVar(&mode, "mode", "replace", "how --catalogue combines with the default: replace (the file alone, as in a protocol) or extend")
 	list.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
 	cmd.AddCommand(list)
 	return cmd

@@ -9,7 +9,6 @@ import (
 	"github.com/baton-lab/baton/experiment"
 )
 
-func init() { extraCommands = append(extraCommands, newProtocolCmd) }
 
 func newProtocolCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
@@ -22,10 +21,11 @@ func newProtocolCmd(g *globals) *cobra.Command {
 		Long: `Pre-register a protocol by writing its SHA-256 to FILE.sha256. A run refuses to
 start when a lock exists and does not match the protocol, and every run records
 the hash. The protocol is checked first: a protocol that does not load is not
-locked.`,
+locked: it is checked against the scenarios, mutants and contracts exactly as
+a run would check it.`,
 		Args: exactArgs(1, "one protocol FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := experiment.LoadProtocol(args[0]); err != nil {
+			if _, err := experiment.Validate(args[0]); err != nil {
 				return err
 			}
 			sum, err := experiment.Lock(args[0])

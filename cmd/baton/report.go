@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -11,7 +13,6 @@ import (
 	"github.com/baton-lab/baton/reports"
 )
 
-func init() { extraCommands = append(extraCommands, newReportCmd) }
 
 func newReportCmd(g *globals) *cobra.Command {
 	var format string
@@ -28,6 +29,11 @@ reviewer agreement when labels have been imported, and print the report.
 		Args: exactArgs(1, "one RUN_DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
+			switch format {
+			case "md", "json", "summary":
+			default:
+				return &usageError{fmt.Errorf("--format %q: want md, json or summary", format)}
+			}
 			man, err := experiment.VerifyRun(dir)
 			if err != nil {
 				return err
@@ -37,8 +43,13 @@ reviewer agreement when labels have been imported, and print the report.
 				return err
 			}
 			r.SetWall(man.WallMS)
-			if rows, err := reports.Agreement(dir); err == nil {
+			switch rows, err := reports.Agreement(dir); {
+			case err == nil:
 				r.SetAgreement(rows)
+			case errors.Is(err, fs.ErrNotExist):
+				// No review exported yet: no agreement to show.
+			default:
+				return err
 			}
 			if err := reports.WriteAll(dir, r); err != nil {
 				return err
@@ -53,8 +64,6 @@ reviewer agreement when labels have been imported, and print the report.
 				}
 			case "summary":
 				printSummary(g.stdout, dir, r)
-			default:
-				return &usageError{fmt.Errorf("--format %q: want md, json or summary", format)}
 			}
 			if err != nil {
 				return err

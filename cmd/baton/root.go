@@ -10,6 +10,8 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
+
+	"github.com/baton-lab/baton/reports"
 )
 
 // Exit codes, documented in --help and the README.
@@ -31,9 +33,6 @@ type usageError struct{ err error }
 
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
-
-// exitCoder is an error that chooses its own exit code.
-type exitCoder interface{ ExitCode() int }
 
 // globals are the flags every subcommand shares.
 type globals struct {
@@ -87,9 +86,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintln(stderr, "baton: "+firstLine(err.Error()))
-	var ec exitCoder
-	if errors.As(err, &ec) {
-		return ec.ExitCode()
+	if errors.Is(err, reports.ExitDiscarded) {
+		return exitDiscarded
 	}
 	var ue *usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
@@ -136,19 +134,19 @@ pre-registered verdict on the protocol's hypotheses.
 	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "log warnings and errors only, no progress bar")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.AddCommand(
-		newVersionCmd(g),
+		newRunCmd(g),
+		newReportCmd(g),
+		newReplayCmd(g),
+		newProtocolCmd(g),
 		newMutantsCmd(g),
 		newScenariosCmd(g),
 		newContractsCmd(g),
+		newReviewCmd(g),
+		newScoreCmd(g),
+		newVersionCmd(g),
 	)
-	for _, add := range extraCommands {
-		root.AddCommand(add(g))
-	}
 	return root
 }
-
-// extraCommands are subcommands registered by their own files.
-var extraCommands []func(*globals) *cobra.Command
 
 // noArgs rejects positional arguments as a usage error.
 func noArgs(cmd *cobra.Command, args []string) error {

@@ -16,7 +16,6 @@ import (
 	"github.com/baton-lab/baton/reports"
 )
 
-func init() { extraCommands = append(extraCommands, newRunCmd) }
 
 func newRunCmd(g *globals) *cobra.Command {
 	var opt experiment.Options
