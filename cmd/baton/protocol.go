@@ -9,7 +9,6 @@ import (
 	"github.com/baton-lab/baton/experiment"
 )
 
-
 func newProtocolCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "protocol",

@@ -10,7 +10,6 @@ import (
 	"github.com/baton-lab/baton/experiment"
 )
 
-
 func newReplayCmd(g *globals) *cobra.Command {
 	var showTrace, write bool
 	cmd := &cobra.Command{

@@ -13,7 +13,6 @@ import (
 	"github.com/baton-lab/baton/reports"
 )
 
-
 func newReportCmd(g *globals) *cobra.Command {
 	var format string
 	cmd := &cobra.Command{

@@ -10,7 +10,6 @@ import (
 	"github.com/baton-lab/baton/reports"
 )
 
-
 func newReviewCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "review",

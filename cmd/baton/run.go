@@ -16,7 +16,6 @@ import (
 	"github.com/baton-lab/baton/reports"
 )
 
-
 func newRunCmd(g *globals) *cobra.Command {
 	var opt experiment.Options
 	var seed uint64

@@ -8,7 +8,6 @@ import (
 	"github.com/baton-lab/baton/score"
 )
 
-
 func newScoreCmd(g *globals) *cobra.Command {
 	var opt score.Options
 	cmd := &cobra.Command{
