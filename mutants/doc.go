@@ -6,15 +6,29 @@
 // ...) acting through one hook of [mission.Seams]. A [Mutant] is a catalogue
 // entry: an operator placed on an edge (hand-off seams: emit, parse, route,
 // dedup) or in an agent (core seams: decide, tool arguments, retry keys),
-// with the operator's parameters and the class of defect it seeds. Its
-// ground truth, [Mutant.Location], is that edge or agent.
+// with the operator's parameters and the class of defect it seeds.
+//
+// Its ground truth, [Mutant.Location], follows from the class: the five
+// hand-off classes live between agents and are located at an edge, the
+// control lives inside one agent and is located at it. A retry operator
+// (retry_without_key, fresh_key_on_retry) acts in an agent's core but seeds
+// a duplicate action, so its entry names both: agent, where the retried
+// write is made, and edge, the hand-off whose item the write serves (the
+// write's idempotency key should carry that hand-off's idempotency key). In
+// the reference mission boundary's writes serve action->boundary, action's
+// record_match serves intake->action, and intake's register_invoice serves
+// intake->action, the item intake is producing; the agent must be one of
+// the edge's ends.
 //
 // [Mutant.Switch] returns the mission build with the mutant switched on
-// alone. Its seams call [mission.Oracle.Reach] every time they change
-// something on their target, so an experiment can tell a mutant whose target
-// no scenario reached (no coverage) from one that was reached and changed
-// nothing observable (equivalent), by comparing with the clean build under
-// the same seed.
+// alone. Its seams call [mission.Oracle.Reach] every time they are hit on
+// their target (a message on their edge carrying their field, a call or
+// retry of their agent's tool, their agent's decision), before comparing
+// the old value with the new, so a seam that sets a value to what it
+// already was still counts as reached; a message without the field does
+// not. An experiment can so tell a mutant whose target no scenario reached
+// (no coverage) from one that was reached and changed nothing observable
+// (equivalent), by comparing with the clean build under the same seed.
 //
 // # Catalogue files
 //
@@ -24,7 +38,8 @@
 //	class        context_loss | ambiguous_ownership | duplicate_action |
 //	             escalation_gap | contract_drift | control
 //	operator     see [Operators]
-//	edge         from->to, for operators on a hand-off seam
+//	edge         from->to, for operators on a hand-off seam, and for retry
+//	             operators the hand-off the retried write serves
 //	agent        for operators on a core seam
 //	field, to, format, tool, arg, value, decision, from
 //	             the operator's parameters ([Operator.Params])
@@ -42,7 +57,9 @@
 //
 // Unknown keys, classes and operators, edges and agents the mission does not
 // have, fields an edge does not carry, tools an agent may not call, missing
-// parameters and duplicate ids are errors naming file, line and entry.
+// parameters, a hand-off class without an edge, a control with an edge, an
+// agent that is neither end of its retry operator's edge and duplicate ids
+// are errors naming file, line and entry.
 // [Default] reads the embedded catalogue.yaml; [Load] reads a user file that
 // replaces or extends it.
 package mutants

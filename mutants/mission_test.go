@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/baton-lab/baton/mission"
@@ -222,7 +224,7 @@ func TestControlsCaughtInEveryTrial(t *testing.T) {
 					}
 				}
 				if o.Reached == 0 {
-					t.Errorf("trial %d: the tool's arguments never changed", trial)
+					t.Errorf("trial %d: the tool was never called", trial)
 				}
 				if !caught {
 					t.Errorf("trial %d: no scenario's end state departs from the expected one differently from the clean build's", trial)
@@ -234,36 +236,70 @@ func TestControlsCaughtInEveryTrial(t *testing.T) {
 
 // TestCoverageAndEquivalence checks that the oracle tells a mutant whose
 // target no scenario reaches (no coverage) from one that is reached and
-// leaves the end state as it was (equivalent there).
+// leaves the end state (equivalent there) or the whole run as it was.
 func TestCoverageAndEquivalence(t *testing.T) {
 	s := newSuite(t)
+	var eur []int // scenarios whose every invoice is in EUR
+	for i, sc := range s.scs {
+		if slices.Contains(sc.Tags, "currency:EUR") && !slices.ContainsFunc(sc.Tags, func(tag string) bool {
+			return strings.HasPrefix(tag, "currency:") && tag != "currency:EUR"
+		}) {
+			eur = append(eur, i)
+		}
+	}
+	if len(eur) == 0 {
+		t.Fatal("no EUR-only scenario")
+	}
+	all := make([]int, len(s.scs))
+	for i := range all {
+		all[i] = i
+	}
 	tests := []struct {
-		name    string
-		m       *Mutant
-		reached bool
+		name      string
+		m         *Mutant
+		scenarios []int
+		reached   bool
+		sameTrace bool // the whole run is unchanged, not only the end state
 	}{
 		{
-			name: "never reached: boundary never asks monitor to escalate",
-			m:    &Mutant{ID: "nc", Class: EscalationGap, Operator: "assume_other_escalated", Edge: "boundary->monitor"},
+			name:      "never reached: no tool fails for good without faults, so intake raises no exception",
+			m:         &Mutant{ID: "nc", Class: ContextLoss, Operator: "drop_field", Edge: "intake->monitor", Field: "tool"},
+			scenarios: all,
+			sameTrace: true,
 		},
 		{
-			name:    "reached, end state unchanged: monitor does not read amount_eur",
-			m:       &Mutant{ID: "eq", Class: ContextLoss, Operator: "drop_field", Edge: "boundary->monitor", Field: "amount_eur"},
-			reached: true,
+			name:      "reached, end state unchanged: monitor does not read amount_eur",
+			m:         &Mutant{ID: "eq", Class: ContextLoss, Operator: "drop_field", Edge: "boundary->monitor", Field: "amount_eur"},
+			scenarios: all,
+			reached:   true,
+		},
+		{
+			name:      "reached, nothing changed: boundary never asks monitor to escalate",
+			m:         &Mutant{ID: "eq-flag", Class: EscalationGap, Operator: "assume_other_escalated", Edge: "boundary->monitor"},
+			scenarios: all,
+			reached:   true,
+			sameTrace: true,
+		},
+		{
+			name:      "reached, nothing changed: EUR payments already in EUR",
+			m:         &Mutant{ID: "eq-eur", Class: Control, Operator: "wrong_tool_arg", Agent: "boundary", Tool: "schedule_payment", Arg: "currency", Value: "EUR"},
+			scenarios: eur,
+			reached:   true,
+			sameTrace: true,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := &mission.Oracle{}
 			b := tt.m.Switch(o)
-			for i, sc := range s.scs {
+			for _, i := range tt.scenarios {
 				got := s.run(t, b, i, 1, mission.Env{})
 				want := s.cleanRun(t, "zero", mission.Env{}, i, 1)
 				if !bytes.Equal(got.end, want.end) {
-					t.Errorf("%s: end state changed", sc.ID)
+					t.Errorf("%s: end state changed", s.scs[i].ID)
 				}
-				if !tt.reached && !bytes.Equal(got.trace, want.trace) {
-					t.Errorf("%s: trace changed by a mutant that reached nothing", sc.ID)
+				if tt.sameTrace && !bytes.Equal(got.trace, want.trace) {
+					t.Errorf("%s: trace changed", s.scs[i].ID)
 				}
 			}
 			if (o.Reached > 0) != tt.reached {

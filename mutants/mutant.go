@@ -31,8 +31,8 @@ type Mutant struct {
 	ID          string `json:"id" yaml:"id"`
 	Class       Class  `json:"class" yaml:"class"`
 	Operator    string `json:"operator" yaml:"operator"`
-	Edge        string `json:"edge,omitempty" yaml:"edge"`   // from->to, for hand-off seams
-	Agent       string `json:"agent,omitempty" yaml:"agent"` // for core seams
+	Edge        string `json:"edge,omitempty" yaml:"edge"`   // from->to: where a hand-off seam acts, or the hand-off a retried write serves
+	Agent       string `json:"agent,omitempty" yaml:"agent"` // where a core seam acts
 	Field       string `json:"field,omitempty" yaml:"field"`
 	To          string `json:"to,omitempty" yaml:"to"`
 	Format      string `json:"format,omitempty" yaml:"format"`
@@ -47,8 +47,9 @@ type Mutant struct {
 	Source string `json:"-" yaml:"-"`
 }
 
-// Location returns the mutant's ground truth: its edge for hand-off seams,
-// its agent otherwise.
+// Location returns the mutant's ground truth: its edge when it has one
+// (every mutant of a hand-off class does, whatever its seam), its agent
+// otherwise (the control).
 func (m *Mutant) Location() mission.Location {
 	if m.Edge != "" {
 		return mission.Location(m.Edge)

@@ -94,11 +94,17 @@ type Operator struct {
 	// Any other parameter is an error.
 	Params   []Param
 	Optional []Param
+	// ServesEdge marks an operator on a core seam whose entry may also name
+	// an edge: the hand-off whose item the agent's act serves. The edge is
+	// then the mutant's ground truth and the agent must be one of its ends.
+	// A hand-off class needs it; a control must not give it.
+	ServesEdge bool
 	// Validate checks an entry whose required parameters are present and
 	// whose edge or agent the mission has. It returns a *FieldError.
 	Validate func(m *Mutant) error
 	// New returns the seams of a valid entry, reporting to oracle (which may
-	// be nil) every time they change something on their target.
+	// be nil) every time they are hit on their target, whether or not they
+	// change anything there.
 	New func(m *Mutant, oracle *mission.Oracle) mission.Seams
 }
 
@@ -175,20 +181,24 @@ var operators = func() []*Operator {
 			New:      newReformatField,
 		},
 		{
-			Name:     "retry_without_key",
-			Doc:      "`agent` retries a failed call of write `tool` without an idempotency key, so a retry after a timeout that did commit applies the write again.",
-			Seam:     SeamRetryKey,
-			Params:   []Param{ParamTool},
-			Validate: validateWriteTool,
-			New:      newRetryWithoutKey,
+			Name: "retry_without_key",
+			Doc: "`agent` retries a failed call of write `tool` without an idempotency key, so a retry after a timeout that did commit applies the write again. " +
+				"`edge` names the hand-off whose item the write serves (its idempotency key should carry that hand-off's); `agent` is one of its ends.",
+			Seam:       SeamRetryKey,
+			Params:     []Param{ParamTool},
+			ServesEdge: true,
+			Validate:   validateWriteTool,
+			New:        newRetryWithoutKey,
 		},
 		{
-			Name:     "fresh_key_on_retry",
-			Doc:      "`agent` retries a failed call of write `tool` under a fresh idempotency key (key#retryN), so a retry after a timeout that did commit applies the write again.",
-			Seam:     SeamRetryKey,
-			Params:   []Param{ParamTool},
-			Validate: validateWriteTool,
-			New:      newFreshKeyOnRetry,
+			Name: "fresh_key_on_retry",
+			Doc: "`agent` retries a failed call of write `tool` under a fresh idempotency key (key#retryN), so a retry after a timeout that did commit applies the write again. " +
+				"`edge` names the hand-off whose item the write serves (its idempotency key should carry that hand-off's); `agent` is one of its ends.",
+			Seam:       SeamRetryKey,
+			Params:     []Param{ParamTool},
+			ServesEdge: true,
+			Validate:   validateWriteTool,
+			New:        newFreshKeyOnRetry,
 		},
 		{
 			Name: "redeliver_without_dedup",

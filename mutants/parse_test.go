@@ -24,6 +24,12 @@ const goodYAML = `mutants:
     tool: schedule_payment
     arg: amount
     value: 1
+  - id: u-ledger-no-key
+    class: duplicate_action
+    operator: retry_without_key
+    edge: action->boundary
+    agent: boundary
+    tool: post_ledger
 `
 
 func TestParse(t *testing.T) {
@@ -34,6 +40,7 @@ func TestParse(t *testing.T) {
 	want := []*Mutant{
 		{ID: "u-drop-tax", Class: ContextLoss, Operator: "drop_field", Edge: "intake->action", Field: "tax", Description: "tax dropped", Source: "user.yaml:2"},
 		{ID: "u-wrong-amount", Class: Control, Operator: "wrong_tool_arg", Agent: "boundary", Tool: "schedule_payment", Arg: "amount", Value: 1.0, Source: "user.yaml:8"},
+		{ID: "u-ledger-no-key", Class: DuplicateAction, Operator: "retry_without_key", Edge: "action->boundary", Agent: "boundary", Tool: "post_ledger", Source: "user.yaml:15"},
 	}
 	if diff := cmp.Diff(want, c.Mutants); diff != "" {
 		t.Errorf("mutants (-want +got):\n%s", diff)
@@ -42,6 +49,10 @@ func TestParse(t *testing.T) {
 		t.Errorf("Location = %q", got)
 	}
 	if got := c.Mutants[1].Location(); got != "boundary" {
+		t.Errorf("Location = %q", got)
+	}
+	// A retry operator acts in boundary but is located at the edge it serves.
+	if got := c.Mutants[2].Location(); got != "action->boundary" {
 		t.Errorf("Location = %q", got)
 	}
 }
@@ -134,8 +145,48 @@ func TestParseErrors(t *testing.T) {
 		},
 		{
 			name: "retry of a read",
-			yaml: entry("id: a", "class: duplicate_action", "operator: retry_without_key", "agent: intake", "tool: lookup_supplier"),
-			want: Error{Line: 6, Mutant: "a", Field: "tool", Problem: "is a read"},
+			yaml: entry("id: a", "class: duplicate_action", "operator: retry_without_key", "edge: intake->action", "agent: intake", "tool: lookup_supplier"),
+			want: Error{Line: 7, Mutant: "a", Field: "tool", Problem: "is a read"},
+		},
+		{
+			name: "hand-off class without an edge",
+			yaml: entry("id: a", "class: duplicate_action", "operator: retry_without_key", "agent: intake", "tool: register_invoice"),
+			want: Error{Line: 2, Mutant: "a", Field: "edge", Problem: "missing: class duplicate_action lives between agents"},
+		},
+		{
+			name: "hand-off class on an operator that takes no edge",
+			yaml: entry("id: a", "class: context_loss", "operator: wrong_tool_arg", "agent: boundary", "tool: schedule_payment", "arg: amount", "value: 1"),
+			want: Error{Line: 3, Mutant: "a", Field: "class", Problem: "context_loss lives between agents, so its ground truth is an edge, but wrong_tool_arg"},
+		},
+		{
+			name: "edge on an operator that takes none",
+			yaml: entry("id: a", "class: context_loss", "operator: wrong_tool_arg", "edge: intake->action", "agent: boundary", "tool: schedule_payment", "arg: amount", "value: 1"),
+			want: Error{Line: 5, Mutant: "a", Field: "edge", Problem: "give an agent, not an edge"},
+		},
+		{
+			name: "retry agent at neither end of its edge",
+			yaml: entry("id: a", "class: duplicate_action", "operator: fresh_key_on_retry", "edge: intake->action", "agent: boundary", "tool: schedule_payment"),
+			want: Error{Line: 5, Mutant: "a", Field: "edge", Problem: "boundary, which is neither end of intake->action"},
+		},
+		{
+			name: "retry edge the mission does not have",
+			yaml: entry("id: a", "class: duplicate_action", "operator: fresh_key_on_retry", "edge: boundary->intake", "agent: boundary", "tool: schedule_payment"),
+			want: Error{Line: 5, Mutant: "a", Field: "edge", Problem: "the mission has no edge boundary->intake"},
+		},
+		{
+			name: "retry edge without an agent",
+			yaml: entry("id: a", "class: duplicate_action", "operator: fresh_key_on_retry", "edge: action->boundary", "tool: schedule_payment"),
+			want: Error{Line: 2, Mutant: "a", Field: "agent", Problem: "missing: fresh_key_on_retry acts inside one agent's core"},
+		},
+		{
+			name: "control with an edge",
+			yaml: entry("id: a", "class: control", "operator: retry_without_key", "edge: action->boundary", "agent: boundary", "tool: post_ledger"),
+			want: Error{Line: 5, Mutant: "a", Field: "edge", Problem: "a control lives inside one agent: give its agent alone, no edge"},
+		},
+		{
+			name: "control on a hand-off seam",
+			yaml: entry("id: a", "class: control", "operator: clear_owner", "edge: action->boundary"),
+			want: Error{Line: 3, Mutant: "a", Field: "class", Problem: "a control lives inside one agent, but clear_owner acts on a hand-off"},
 		},
 		{
 			name: "missing required param",
@@ -184,7 +235,7 @@ func TestParseErrors(t *testing.T) {
 		},
 		{
 			name: "missing id names the entry by position",
-			yaml: "mutants:\n  - id: a\n    class: control\n    operator: clear_owner\n    edge: intake->action\n  - class: context_loss\n    operator: clear_owner\n    edge: intake->action\n",
+			yaml: "mutants:\n  - id: a\n    class: ambiguous_ownership\n    operator: clear_owner\n    edge: intake->action\n  - class: context_loss\n    operator: clear_owner\n    edge: intake->action\n",
 			want: Error{Line: 6, Mutant: "#2", Field: "id", Problem: "missing"},
 		},
 		{
@@ -279,7 +330,7 @@ func TestLoadModes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ids(rep); !cmp.Equal([]string{"u-drop-tax", "u-wrong-amount"}, got) {
+	if got := ids(rep); !cmp.Equal([]string{"u-drop-tax", "u-wrong-amount", "u-ledger-no-key"}, got) {
 		t.Errorf("replace: ids %v", got)
 	}
 
@@ -287,7 +338,7 @@ func TestLoadModes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(append(ids(def), "u-drop-tax", "u-wrong-amount"), ids(ext)); diff != "" {
+	if diff := cmp.Diff(append(ids(def), "u-drop-tax", "u-wrong-amount", "u-ledger-no-key"), ids(ext)); diff != "" {
 		t.Errorf("extend: ids (-want +got):\n%s", diff)
 	}
 	extNil, err := Load(path, nil, ModeExtend)

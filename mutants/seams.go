@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,11 +14,17 @@ import (
 	"github.com/baton-lab/baton/sandbox"
 )
 
-// Each operator's seams embed mission.NoSeams, override the one hook they act
-// through, and call oracle.Reach whenever they change something on their
-// target: a field present and changed, a retry key changed, a redelivered
-// copy let through. Their fields are set once by the constructor, so they are
-// safe for concurrent use.
+// Each operator's seams embed mission.NoSeams and override the one hook they
+// act through. They call oracle.Reach every time that hook is hit on their
+// target, before comparing the old value with the new: a message on their
+// edge that carries their field (a payload field, or the envelope's
+// next_owner or escalation), a retry of their agent's write, a redelivered
+// copy on their edge, a call of their agent's tool, their agent's decision.
+// A message without the field is not reached. So a mutant reached where it
+// changes nothing (a currency set to the EUR it already is) counts as
+// reached: the experiment reports it equivalent, not no_coverage. Their
+// fields are set once by the constructor, so they are safe for concurrent
+// use.
 
 var (
 	_ mission.Seams = (*dropField)(nil)
@@ -70,8 +77,8 @@ func (s *dropField) Emit(e mission.Edge, msg map[string]any) {
 	if _, ok := p[s.field]; !ok {
 		return
 	}
-	delete(p, s.field)
 	s.oracle.Reach()
+	delete(p, s.field)
 }
 
 type renameField struct {
@@ -97,9 +104,9 @@ func (s *renameField) Emit(e mission.Edge, msg map[string]any) {
 	if !ok {
 		return
 	}
+	s.oracle.Reach()
 	p[s.to] = v
 	delete(p, s.field)
-	s.oracle.Reach()
 }
 
 type reformatField struct {
@@ -125,9 +132,9 @@ func (s *reformatField) Emit(e mission.Edge, msg map[string]any) {
 	if !ok {
 		return
 	}
+	s.oracle.Reach()
 	if nv, changed := reformat(v, s.format); changed {
 		p[s.field] = nv
-		s.oracle.Reach()
 	}
 }
 
@@ -182,7 +189,8 @@ func number(v any) (float64, bool) {
 }
 
 // retryKey is retry_without_key (fresh false) and fresh_key_on_retry (fresh
-// true).
+// true). The entry's edge is its ground truth only; the seam acts on the
+// agent's retries of the tool whatever the item.
 type retryKey struct {
 	mission.NoSeams
 	agent  mission.Agent
@@ -203,14 +211,11 @@ func (s *retryKey) RetryKey(agent mission.Agent, tool, _, key string, attempt in
 	if agent != s.agent || tool != s.tool || attempt < 1 {
 		return key
 	}
-	nk := ""
+	s.oracle.Reach()
 	if s.fresh {
-		nk = key + "#retry" + strconv.Itoa(attempt)
+		return key + "#retry" + strconv.Itoa(attempt)
 	}
-	if nk != key {
-		s.oracle.Reach()
-	}
-	return nk
+	return ""
 }
 
 type noDedup struct {
@@ -275,11 +280,15 @@ func (s *clearOwner) Emit(e mission.Edge, msg map[string]any) {
 	if e != s.edge {
 		return
 	}
-	if o, ok := owners(msg["next_owner"]); !ok || len(o) == 0 {
+	v, ok := msg["next_owner"]
+	if !ok {
+		return
+	}
+	s.oracle.Reach()
+	if o, ok := owners(v); ok && len(o) == 0 {
 		return
 	}
 	msg["next_owner"] = []any{}
-	s.oracle.Reach()
 }
 
 type doubleOwner struct {
@@ -297,32 +306,38 @@ func (s *doubleOwner) Emit(e mission.Edge, msg map[string]any) {
 	if e != s.edge {
 		return
 	}
-	o, ok := owners(msg["next_owner"])
-	if !ok || len(o) == 0 {
+	v, ok := msg["next_owner"]
+	if !ok {
 		return
 	}
-	for _, a := range o {
-		if a == s.extra {
-			return
-		}
+	s.oracle.Reach()
+	// No owner to add a second to, an unreadable list, or the extra owner
+	// already there: nothing changes.
+	o, ok := owners(v)
+	if !ok || len(o) == 0 || slices.Contains(o, s.extra) {
+		return
 	}
 	next := make([]any, 0, len(o)+1)
 	for _, a := range o {
 		next = append(next, a)
 	}
 	msg["next_owner"] = append(next, s.extra)
-	s.oracle.Reach()
 }
 
 // requestedToEscalated rewrites escalation "requested" as "escalated" with
-// no ticket and reports whether it did.
-func requestedToEscalated(msg map[string]any) bool {
-	if msg["escalation"] != mission.EscalationRequested {
-		return false
+// no ticket, reporting to oracle a message that carries an escalation flag
+// whatever its value.
+func requestedToEscalated(msg map[string]any, oracle *mission.Oracle) {
+	v, ok := msg["escalation"]
+	if !ok {
+		return
+	}
+	oracle.Reach()
+	if v != mission.EscalationRequested {
+		return
 	}
 	msg["escalation"] = mission.EscalationEscalated
 	msg["escalation_ref"] = ""
-	return true
 }
 
 type escalationFlagMeaning struct {
@@ -336,8 +351,8 @@ func newEscalationFlagMeaning(m *Mutant, o *mission.Oracle) mission.Seams {
 }
 
 func (s *escalationFlagMeaning) Parse(e mission.Edge, msg map[string]any) {
-	if e == s.edge && requestedToEscalated(msg) {
-		s.oracle.Reach()
+	if e == s.edge {
+		requestedToEscalated(msg, s.oracle)
 	}
 }
 
@@ -352,8 +367,8 @@ func newAssumeOtherEscalated(m *Mutant, o *mission.Oracle) mission.Seams {
 }
 
 func (s *assumeOtherEscalated) Emit(e mission.Edge, msg map[string]any) {
-	if e == s.edge && requestedToEscalated(msg) {
-		s.oracle.Reach()
+	if e == s.edge {
+		requestedToEscalated(msg, s.oracle)
 	}
 }
 
@@ -378,6 +393,7 @@ func (s *wrongToolArg) ToolArgs(agent mission.Agent, tool, _ string, args sandbo
 	if agent != s.agent || tool != s.tool || args == nil {
 		return
 	}
+	s.oracle.Reach()
 	if old, ok := args[s.arg]; ok {
 		if b, err := json.Marshal(old); err == nil && bytes.Equal(b, s.value) {
 			return
@@ -388,7 +404,6 @@ func (s *wrongToolArg) ToolArgs(agent mission.Agent, tool, _ string, args sandbo
 		return
 	}
 	args[s.arg] = v
-	s.oracle.Reach()
 }
 
 // jsonValue returns v as the JSON decoder would give it (numbers as float64,
@@ -417,10 +432,13 @@ func newFlipDecision(m *Mutant, o *mission.Oracle) mission.Seams {
 }
 
 func (s *flipDecision) Decide(agent mission.Agent, kind, _, choice string) string {
-	if agent != s.agent || kind != s.kind || choice == s.to || (s.from != "" && choice != s.from) {
+	if agent != s.agent || kind != s.kind {
 		return choice
 	}
 	s.oracle.Reach()
+	if choice == s.to || (s.from != "" && choice != s.from) {
+		return choice
+	}
 	return s.to
 }
 
@@ -436,9 +454,12 @@ func newReroute(m *Mutant, o *mission.Oracle) mission.Seams {
 }
 
 func (s *reroute) Route(e mission.Edge, owners []mission.Agent) []mission.Agent {
-	if e != s.edge || len(owners) == 0 || (len(owners) == 1 && owners[0] == s.to) {
+	if e != s.edge {
 		return owners
 	}
 	s.oracle.Reach()
+	if len(owners) == 0 || (len(owners) == 1 && owners[0] == s.to) {
+		return owners
+	}
 	return []mission.Agent{s.to}
 }

@@ -37,30 +37,39 @@ func message(tb testing.TB, edge mission.Edge, payload string) map[string]any {
 
 const extracted = `{"email_id":"E1","supplier_id":"S1","po_number":"PO-1","currency":"USD","net":1000,"tax":190.5,"gross":1190.5,"due_date":"2025-03-04","flags":[]}`
 
+// TestEmitSeams checks each emit operator reached and changing the message,
+// reached where it changes nothing, and not reached: a message on another
+// edge, or one without the operator's field. (drop_field and rename_field
+// always change a field they reach.)
 func TestEmitSeams(t *testing.T) {
 	ia, ab := mission.IntakeToAction, mission.ActionToBoundary
+	noEscalation := func(msg map[string]any) { msg["escalation"] = "none" }
 	tests := []struct {
 		name    string
 		m       *Mutant
 		edge    mission.Edge
 		payload string
+		// setup edits the message before the seam sees it (and the want).
+		setup func(msg map[string]any)
 		// change edits a clean copy of the message into what the seam should
 		// leave; nil means no change.
-		change func(msg, p map[string]any)
+		change  func(msg, p map[string]any)
+		reached int
 	}{
 		{
 			name: "drop_field removes the field",
 			m:    &Mutant{ID: "x", Class: ContextLoss, Operator: "drop_field", Edge: "intake->action", Field: "currency"},
 			edge: ia, payload: extracted,
-			change: func(_, p map[string]any) { delete(p, "currency") },
+			change:  func(_, p map[string]any) { delete(p, "currency") },
+			reached: 1,
 		},
 		{
-			name: "drop_field leaves an absent field alone",
+			name: "drop_field: an absent field is not reached",
 			m:    &Mutant{ID: "x", Class: ContextLoss, Operator: "drop_field", Edge: "intake->action", Field: "tax"},
 			edge: ia, payload: `{"email_id":"E1","gross":10}`,
 		},
 		{
-			name: "drop_field leaves other edges alone",
+			name: "drop_field: other edges are not reached",
 			m:    &Mutant{ID: "x", Class: ContextLoss, Operator: "drop_field", Edge: "intake->action", Field: "currency"},
 			edge: ab, payload: extracted,
 		},
@@ -68,87 +77,169 @@ func TestEmitSeams(t *testing.T) {
 			name: "rename_field moves the value",
 			m:    &Mutant{ID: "x", Class: ContractDrift, Operator: "rename_field", Edge: "intake->action", Field: "currency", To: "currency_code"},
 			edge: ia, payload: extracted,
-			change: func(_, p map[string]any) { p["currency_code"] = "USD"; delete(p, "currency") },
+			change:  func(_, p map[string]any) { p["currency_code"] = "USD"; delete(p, "currency") },
+			reached: 1,
 		},
 		{
-			name: "rename_field leaves an absent field alone",
+			name: "rename_field: an absent field is not reached",
 			m:    &Mutant{ID: "x", Class: ContractDrift, Operator: "rename_field", Edge: "intake->action", Field: "currency", To: "currency_code"},
 			edge: ia, payload: `{"gross":10}`,
+		},
+		{
+			name: "rename_field: other edges are not reached",
+			m:    &Mutant{ID: "x", Class: ContractDrift, Operator: "rename_field", Edge: "intake->action", Field: "currency", To: "currency_code"},
+			edge: ab, payload: extracted,
 		},
 		{
 			name: "reformat cents",
 			m:    &Mutant{ID: "x", Class: ContractDrift, Operator: "reformat_field", Edge: "intake->action", Field: "gross", Format: FormatCents},
 			edge: ia, payload: extracted,
-			change: func(_, p map[string]any) { p["gross"] = 119050.0 },
+			change:  func(_, p map[string]any) { p["gross"] = 119050.0 },
+			reached: 1,
 		},
 		{
-			name: "reformat cents of zero changes nothing",
+			name: "reformat cents of zero is reached and changes nothing",
 			m:    &Mutant{ID: "x", Class: ContractDrift, Operator: "reformat_field", Edge: "intake->action", Field: "tax", Format: FormatCents},
 			edge: ia, payload: `{"tax":0}`,
+			reached: 1,
 		},
 		{
 			name: "reformat decimal comma",
 			m:    &Mutant{ID: "x", Class: ContractDrift, Operator: "reformat_field", Edge: "intake->action", Field: "tax", Format: FormatDecimalComma},
 			edge: ia, payload: extracted,
-			change: func(_, p map[string]any) { p["tax"] = "190,50" },
+			change:  func(_, p map[string]any) { p["tax"] = "190,50" },
+			reached: 1,
 		},
 		{
 			name: "reformat date dmy",
 			m:    &Mutant{ID: "x", Class: ContractDrift, Operator: "reformat_field", Edge: "intake->action", Field: "due_date", Format: FormatDateDMY},
 			edge: ia, payload: extracted,
-			change: func(_, p map[string]any) { p["due_date"] = "04/03/2025" },
+			change:  func(_, p map[string]any) { p["due_date"] = "04/03/2025" },
+			reached: 1,
 		},
 		{
-			name: "reformat date dmy leaves a non-date alone",
+			name: "reformat date dmy of a non-date is reached and changes nothing",
 			m:    &Mutant{ID: "x", Class: ContractDrift, Operator: "reformat_field", Edge: "intake->action", Field: "due_date", Format: FormatDateDMY},
 			edge: ia, payload: `{"due_date":""}`,
+			reached: 1,
 		},
 		{
-			name: "reformat cents leaves a string alone",
+			name: "reformat cents of a string is reached and changes nothing",
 			m:    &Mutant{ID: "x", Class: ContractDrift, Operator: "reformat_field", Edge: "intake->action", Field: "gross", Format: FormatCents},
 			edge: ia, payload: `{"gross":"12.00"}`,
+			reached: 1,
+		},
+		{
+			name: "reformat: an absent field is not reached",
+			m:    &Mutant{ID: "x", Class: ContractDrift, Operator: "reformat_field", Edge: "intake->action", Field: "tax", Format: FormatCents},
+			edge: ia, payload: `{"gross":10}`,
 		},
 		{
 			name: "clear_owner empties next_owner",
 			m:    &Mutant{ID: "x", Class: AmbiguousOwnership, Operator: "clear_owner", Edge: "action->boundary"},
 			edge: ab, payload: `{}`,
-			change: func(msg, _ map[string]any) { msg["next_owner"] = []any{} },
+			change:  func(msg, _ map[string]any) { msg["next_owner"] = []any{} },
+			reached: 1,
+		},
+		{
+			name: "clear_owner of an empty next_owner is reached and changes nothing",
+			m:    &Mutant{ID: "x", Class: AmbiguousOwnership, Operator: "clear_owner", Edge: "action->boundary"},
+			edge: ab, payload: `{}`,
+			setup:   func(msg map[string]any) { msg["next_owner"] = []any{} },
+			reached: 1,
+		},
+		{
+			name: "clear_owner: a message without next_owner is not reached",
+			m:    &Mutant{ID: "x", Class: AmbiguousOwnership, Operator: "clear_owner", Edge: "action->boundary"},
+			edge: ab, payload: `{}`,
+			setup: func(msg map[string]any) { delete(msg, "next_owner") },
+		},
+		{
+			name: "clear_owner: other edges are not reached",
+			m:    &Mutant{ID: "x", Class: AmbiguousOwnership, Operator: "clear_owner", Edge: "action->boundary"},
+			edge: ia, payload: `{}`,
 		},
 		{
 			name: "double_owner adds an owner",
 			m:    &Mutant{ID: "x", Class: AmbiguousOwnership, Operator: "double_owner", Edge: "intake->action", Value: "boundary"},
 			edge: ia, payload: `{}`,
-			change: func(msg, _ map[string]any) { msg["next_owner"] = []any{"action", "boundary"} },
+			change:  func(msg, _ map[string]any) { msg["next_owner"] = []any{"action", "boundary"} },
+			reached: 1,
+		},
+		{
+			name: "double_owner of an owner already listed is reached and changes nothing",
+			m:    &Mutant{ID: "x", Class: AmbiguousOwnership, Operator: "double_owner", Edge: "intake->action", Value: "boundary"},
+			edge: ia, payload: `{}`,
+			setup:   func(msg map[string]any) { msg["next_owner"] = []any{"action", "boundary"} },
+			reached: 1,
+		},
+		{
+			name: "double_owner with no first owner is reached and changes nothing",
+			m:    &Mutant{ID: "x", Class: AmbiguousOwnership, Operator: "double_owner", Edge: "intake->action", Value: "boundary"},
+			edge: ia, payload: `{}`,
+			setup:   func(msg map[string]any) { msg["next_owner"] = []any{} },
+			reached: 1,
+		},
+		{
+			name: "double_owner: other edges are not reached",
+			m:    &Mutant{ID: "x", Class: AmbiguousOwnership, Operator: "double_owner", Edge: "intake->action", Value: "monitor"},
+			edge: ab, payload: `{}`,
 		},
 		{
 			name: "assume_other_escalated rewrites requested",
 			m:    &Mutant{ID: "x", Class: EscalationGap, Operator: "assume_other_escalated", Edge: "intake->action"},
 			edge: ia, payload: `{}`,
-			change: func(msg, _ map[string]any) { msg["escalation"] = "escalated" },
+			change:  func(msg, _ map[string]any) { msg["escalation"] = "escalated" },
+			reached: 1,
+		},
+		{
+			name: "assume_other_escalated of none is reached and changes nothing",
+			m:    &Mutant{ID: "x", Class: EscalationGap, Operator: "assume_other_escalated", Edge: "intake->action"},
+			edge: ia, payload: `{}`,
+			setup:   noEscalation,
+			reached: 1,
+		},
+		{
+			name: "assume_other_escalated: a message without escalation is not reached",
+			m:    &Mutant{ID: "x", Class: EscalationGap, Operator: "assume_other_escalated", Edge: "intake->action"},
+			edge: ia, payload: `{}`,
+			setup: func(msg map[string]any) { delete(msg, "escalation") },
+		},
+		{
+			name: "assume_other_escalated: other edges are not reached",
+			m:    &Mutant{ID: "x", Class: EscalationGap, Operator: "assume_other_escalated", Edge: "intake->action"},
+			edge: ab, payload: `{}`,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, o := seamsOf(t, tt.m)
-			got := message(t, tt.edge, tt.payload)
-			want := message(t, tt.edge, tt.payload)
+			fresh := func() map[string]any {
+				msg := message(t, tt.edge, tt.payload)
+				if tt.setup != nil {
+					tt.setup(msg)
+				}
+				return msg
+			}
+			got, want := fresh(), fresh()
 			s.Emit(tt.edge, got)
-			reached := 0
 			if tt.change != nil {
 				tt.change(want, want["payload"].(map[string]any))
-				reached = 1
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("message (-want +got):\n%s", diff)
 			}
-			if o.Reached != reached {
-				t.Errorf("Reached = %d, want %d", o.Reached, reached)
+			if o.Reached != tt.reached {
+				t.Errorf("Reached = %d, want %d", o.Reached, tt.reached)
 			}
 			// The other hooks are the clean mission's.
-			pm := message(t, tt.edge, tt.payload)
+			pm := fresh()
 			s.Parse(tt.edge, pm)
-			if diff := cmp.Diff(message(t, tt.edge, tt.payload), pm); diff != "" {
+			if diff := cmp.Diff(fresh(), pm); diff != "" {
 				t.Errorf("Parse changed the message (-want +got):\n%s", diff)
+			}
+			if o.Reached != tt.reached {
+				t.Errorf("Parse reached: Reached = %d, want %d", o.Reached, tt.reached)
 			}
 		})
 	}
@@ -168,37 +259,51 @@ func TestEmitSeamsOwnerForms(t *testing.T) {
 	}
 	m := &Mutant{ID: "x", Class: AmbiguousOwnership, Operator: "clear_owner", Edge: "intake->action"}
 	s, o := seamsOf(t, m)
-	s.Emit(mission.IntakeToAction, map[string]any{"next_owner": []string{}})
-	if o.Reached != 0 {
-		t.Errorf("clear_owner on an empty owner list: Reached = %d, want 0", o.Reached)
+	msg := map[string]any{"next_owner": []string{}}
+	s.Emit(mission.IntakeToAction, msg)
+	if diff := cmp.Diff([]string{}, msg["next_owner"]); diff != "" || o.Reached != 1 {
+		t.Errorf("clear_owner on an empty []string: next_owner (-want +got):\n%s, Reached %d, want 1", diff, o.Reached)
 	}
 }
 
 func TestParseSeams(t *testing.T) {
-	m := &Mutant{ID: "x", Class: EscalationGap, Operator: "escalation_flag_meaning", Edge: "action->boundary"}
-	s, o := seamsOf(t, m)
-	ab := mission.ActionToBoundary
-	msg := message(t, ab, `{}`)
-	s.Emit(ab, msg)
-	if msg["escalation"] != "requested" || o.Reached != 0 {
-		t.Fatalf("Emit acted: escalation %v, Reached %d", msg["escalation"], o.Reached)
+	ab, ia := mission.ActionToBoundary, mission.IntakeToAction
+	tests := []struct {
+		name    string
+		edge    mission.Edge
+		in      any // the escalation value; nil leaves the key out
+		want    any
+		reached int
+	}{
+		{"requested read as escalated", ab, "requested", "escalated", 1},
+		{"none is reached and stays", ab, "none", "none", 1},
+		{"escalated is reached and stays", ab, "escalated", "escalated", 1},
+		{"a message without escalation is not reached", ab, nil, nil, 0},
+		{"other edges are not reached", ia, "requested", "requested", 0},
 	}
-	s.Parse(ab, msg)
-	if msg["escalation"] != "escalated" || o.Reached != 1 {
-		t.Errorf("after Parse: escalation %v, Reached %d; want escalated, 1", msg["escalation"], o.Reached)
-	}
-	for _, esc := range []string{"none", "escalated"} {
-		msg := message(t, ab, `{}`)
-		msg["escalation"] = esc
-		s.Parse(ab, msg)
-		if msg["escalation"] != esc {
-			t.Errorf("Parse changed %q to %v", esc, msg["escalation"])
-		}
-	}
-	msg = message(t, mission.IntakeToAction, `{}`)
-	s.Parse(mission.IntakeToAction, msg)
-	if msg["escalation"] != "requested" || o.Reached != 1 {
-		t.Errorf("Parse acted on another edge: escalation %v, Reached %d", msg["escalation"], o.Reached)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &Mutant{ID: "x", Class: EscalationGap, Operator: "escalation_flag_meaning", Edge: "action->boundary"}
+			s, o := seamsOf(t, m)
+			fresh := func() map[string]any {
+				msg := message(t, tt.edge, `{}`)
+				delete(msg, "escalation")
+				if tt.in != nil {
+					msg["escalation"] = tt.in
+				}
+				return msg
+			}
+			em := fresh()
+			s.Emit(tt.edge, em)
+			if diff := cmp.Diff(fresh(), em); diff != "" || o.Reached != 0 {
+				t.Fatalf("Emit acted: Reached %d, message (-want +got):\n%s", o.Reached, diff)
+			}
+			msg := fresh()
+			s.Parse(tt.edge, msg)
+			if msg["escalation"] != tt.want || o.Reached != tt.reached {
+				t.Errorf("after Parse: escalation %v, Reached %d; want %v, %d", msg["escalation"], o.Reached, tt.want, tt.reached)
+			}
+		})
 	}
 }
 
@@ -219,10 +324,11 @@ func TestRetryKeySeams(t *testing.T) {
 		{"other agent keeps its key", "retry_without_key", "intake", sandbox.SchedulePayment, 1, "E1:schedule_payment", 0},
 		{"fresh key on a retry", "fresh_key_on_retry", "boundary", sandbox.SchedulePayment, 2, "E1:schedule_payment#retry2", 1},
 		{"fresh key: first attempt keeps its key", "fresh_key_on_retry", "boundary", sandbox.SchedulePayment, 0, "E1:schedule_payment", 0},
+		{"fresh key: other tool keeps its key", "fresh_key_on_retry", "boundary", sandbox.PostLedger, 1, "E1:schedule_payment", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := &Mutant{ID: "x", Class: DuplicateAction, Operator: tt.operator, Agent: "boundary", Tool: sandbox.SchedulePayment}
+			m := &Mutant{ID: "x", Class: DuplicateAction, Operator: tt.operator, Edge: "action->boundary", Agent: "boundary", Tool: sandbox.SchedulePayment}
 			s, o := seamsOf(t, m)
 			got := s.RetryKey(tt.agent, tt.tool, "E1", "E1:schedule_payment", tt.attempt)
 			if got != tt.want || o.Reached != tt.reached {
@@ -262,12 +368,12 @@ func TestToolArgsSeam(t *testing.T) {
 			args: sandbox.Args{"amount": 10.0}, want: sandbox.Args{"bank_account": "DE00", "amount": 10.0}, reached: 1,
 		},
 		{
-			name: "same value is no change", value: "DE00", agent: "boundary", tool: sandbox.SchedulePayment,
-			args: sandbox.Args{"bank_account": "DE00"}, want: sandbox.Args{"bank_account": "DE00"},
+			name: "same value is reached and no change", value: "DE00", agent: "boundary", tool: sandbox.SchedulePayment,
+			args: sandbox.Args{"bank_account": "DE00"}, want: sandbox.Args{"bank_account": "DE00"}, reached: 1,
 		},
 		{
 			name: "numbers compare as JSON", value: 5.0, agent: "boundary", tool: sandbox.SchedulePayment,
-			args: sandbox.Args{"bank_account": 5}, want: sandbox.Args{"bank_account": 5},
+			args: sandbox.Args{"bank_account": 5}, want: sandbox.Args{"bank_account": 5}, reached: 1,
 		},
 		{
 			name: "other tool", value: "DE00", agent: "boundary", tool: sandbox.PostLedger,
@@ -315,9 +421,9 @@ func TestDecideSeam(t *testing.T) {
 	}{
 		{"flips any choice", "", "decision", "approved", "escalated", 1},
 		{"flips the named choice", "approved", "decision", "approved", "escalated", 1},
-		{"keeps another choice", "approved", "decision", "rejected", "rejected", 0},
-		{"keeps the target choice", "", "decision", "escalated", "escalated", 0},
-		{"keeps another decision kind", "", "route", "approved", "approved", 0},
+		{"reaches and keeps another choice", "approved", "decision", "rejected", "rejected", 1},
+		{"reaches and keeps the target choice", "", "decision", "escalated", "escalated", 1},
+		{"another decision kind is not reached", "", "route", "approved", "approved", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -326,6 +432,10 @@ func TestDecideSeam(t *testing.T) {
 			got := s.Decide("boundary", tt.kind, "E1", tt.choice)
 			if got != tt.want || o.Reached != tt.reached {
 				t.Errorf("Decide = %q, Reached %d; want %q, %d", got, o.Reached, tt.want, tt.reached)
+			}
+			// Another agent's decision is never reached.
+			if got := s.Decide("action", tt.kind, "E1", tt.choice); got != tt.choice || o.Reached != tt.reached {
+				t.Errorf("action's Decide = %q, Reached %d; want %q, %d", got, o.Reached, tt.choice, tt.reached)
 			}
 		})
 	}
@@ -342,11 +452,14 @@ func TestRouteSeam(t *testing.T) {
 	if in[0] != "boundary" {
 		t.Errorf("Route changed its input: %v", in)
 	}
-	if got := s.Route(mission.ActionToBoundary, nil); len(got) != 0 || o.Reached != 1 {
-		t.Errorf("Route of no owners = %v, Reached %d", got, o.Reached)
+	if got := s.Route(mission.ActionToBoundary, nil); len(got) != 0 || o.Reached != 2 {
+		t.Errorf("Route of no owners = %v, Reached %d; want none, reached (2)", got, o.Reached)
 	}
-	if got := s.Route(mission.IntakeToAction, []mission.Agent{"action"}); got[0] != "action" || o.Reached != 1 {
-		t.Errorf("Route on another edge = %v, Reached %d", got, o.Reached)
+	if got := s.Route(mission.ActionToBoundary, []mission.Agent{"monitor"}); len(got) != 1 || got[0] != "monitor" || o.Reached != 3 {
+		t.Errorf("Route already to monitor = %v, Reached %d; want [monitor], reached (3)", got, o.Reached)
+	}
+	if got := s.Route(mission.IntakeToAction, []mission.Agent{"action"}); got[0] != "action" || o.Reached != 3 {
+		t.Errorf("Route on another edge = %v, Reached %d; want [action], not reached (3)", got, o.Reached)
 	}
 }
 

@@ -10,8 +10,10 @@ import (
 
 // Validate checks the entry against its operator and the reference mission:
 // a known class and operator, an edge or an agent as the operator's seam
-// wants, which the mission has, and the parameters the operator takes. It
-// returns every problem found; each is a *FieldError.
+// wants, which the mission has, a ground truth the class allows (an edge
+// for a hand-off class, an agent alone for the control), and the
+// parameters the operator takes. It returns every problem found; each is a
+// *FieldError.
 func (m *Mutant) Validate() []error {
 	var errs []error
 	add := func(field, format string, args ...any) {
@@ -50,30 +52,47 @@ func (m *Mutant) Validate() []error {
 		case m.Agent != "":
 			add("agent", "%s acts on a hand-off: give an edge, not an agent", op.Name)
 		}
-		if m.Edge != "" {
-			e, err := mission.ParseEdge(m.Edge)
-			if err != nil {
-				add("edge", "%v", err)
-				placed = false
-			} else if mission.EdgeKind(e) == "" {
-				add("edge", "the mission has no edge %s (it has %s)", m.Edge, edgeList())
-				placed = false
-			}
+		if m.Edge != "" && !validEdge(m.Edge, add) {
+			placed = false
 		}
 	} else {
 		switch {
-		case m.Agent == "" && m.Edge != "":
+		case m.Agent == "" && m.Edge != "" && !op.ServesEdge:
 			add("edge", "%s acts inside one agent's core: give an agent, not an edge", op.Name)
 			placed = false
 		case m.Agent == "":
 			add("agent", "missing: %s acts inside one agent's core", op.Name)
 			placed = false
-		case m.Edge != "":
+		case m.Edge != "" && !op.ServesEdge:
 			add("edge", "%s acts inside one agent's core: give an agent, not an edge", op.Name)
 		}
 		if m.Agent != "" && !mission.HasAgent(mission.Agent(m.Agent)) {
 			add("agent", "the mission has no agent %q (it has %s)", m.Agent, agentList())
 			placed = false
+		}
+		if m.Edge != "" && op.ServesEdge {
+			if !validEdge(m.Edge, add) {
+				placed = false
+			} else if e, _ := mission.ParseEdge(m.Edge); placed && e.From != mission.Agent(m.Agent) && e.To != mission.Agent(m.Agent) {
+				add("edge", "%s acts in %s, which is neither end of %s: name a hand-off %s produces or consumes", op.Name, m.Agent, m.Edge, m.Agent)
+				placed = false
+			}
+		}
+	}
+	// The ground truth follows from the class: an edge for the classes
+	// that live between agents, an agent for the control.
+	if placed && slices.Contains(AllClasses, m.Class) {
+		switch {
+		case m.Class.HandOff() && m.Edge == "" && op.ServesEdge:
+			add("edge", "missing: class %s lives between agents, so its ground truth is an edge; "+
+				"name the hand-off whose item %s's %s serves (%s must be one of its ends)", m.Class, m.Agent, op.Name, m.Agent)
+		case m.Class.HandOff() && m.Edge == "":
+			add("class", "%s lives between agents, so its ground truth is an edge, but %s acts inside one agent's core and takes none "+
+				"(use class %s, or an operator on a hand-off)", m.Class, op.Name, Control)
+		case m.Class == Control && op.Seam.OnEdge():
+			add("class", "a %s lives inside one agent, but %s acts on a hand-off (give the control an operator on a core seam, such as wrong_tool_arg)", Control, op.Name)
+		case m.Class == Control && m.Edge != "":
+			add("edge", "a %s lives inside one agent: give its agent alone, no edge", Control)
 		}
 	}
 	complete := true
@@ -138,6 +157,20 @@ func (m *Mutant) Switch(oracle *mission.Oracle) mission.Build {
 		panic(fmt.Sprintf("mutants: switch: %v", err))
 	}
 	return mission.NewBuild(s, oracle)
+}
+
+// validEdge checks that s is an edge the mission has, reporting through add.
+func validEdge(s string, add func(field, format string, args ...any)) bool {
+	e, err := mission.ParseEdge(s)
+	if err != nil {
+		add("edge", "%v", err)
+		return false
+	}
+	if mission.EdgeKind(e) == "" {
+		add("edge", "the mission has no edge %s (it has %s)", s, edgeList())
+		return false
+	}
+	return true
 }
 
 func validID(id string) bool {
