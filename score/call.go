@@ -111,7 +111,7 @@ func Trajectory(expected, got []Call) Match {
 // greedy pairing is exact.
 func sameMultiset(a, b []Call) bool {
 	var buf [32]bool
-	used := buf[:0]
+	var used []bool
 	if len(b) <= len(buf) {
 		used = buf[:len(b)]
 	} else {

@@ -102,6 +102,9 @@ type Client struct {
 	cfg      JudgeConfig
 	endpoint string
 	http     *http.Client
+	// onWait, if set, sees every back-off wait the client asks for (tests
+	// assert the waits requested rather than time elapsed).
+	onWait func(time.Duration)
 }
 
 // NewClient checks cfg and returns a client; hc nil means a client with a
@@ -195,7 +198,7 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest) (ChatResponse, error
 		Clock:               backoff.SystemClock,
 	}
 	eb.Reset()
-	ra := &retryAfter{BackOff: eb, max: c.cfg.MaxInterval}
+	ra := &retryAfter{BackOff: eb, max: c.cfg.MaxInterval, onWait: c.onWait}
 	b := backoff.WithContext(backoff.WithMaxRetries(ra, uint64(c.cfg.MaxAttempts-1)), ctx)
 	resp, err := backoff.RetryWithData(func() (ChatResponse, error) {
 		return c.attempt(ctx, body, ra)
@@ -315,8 +318,9 @@ func (e *redactedError) Unwrap() error { return e.cause }
 // capped at max.
 type retryAfter struct {
 	backoff.BackOff
-	max   time.Duration
-	after time.Duration
+	max    time.Duration
+	after  time.Duration
+	onWait func(time.Duration)
 }
 
 func (r *retryAfter) set(h string) {
@@ -331,5 +335,8 @@ func (r *retryAfter) NextBackOff() time.Duration {
 		next = r.after
 	}
 	r.after = 0
+	if r.onWait != nil && next != backoff.Stop {
+		r.onWait(next)
+	}
 	return next
 }

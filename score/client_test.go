@@ -158,13 +158,21 @@ func TestClientRetriesNetworkErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
+	var waits []time.Duration
+	c.onWait = func(d time.Duration) { waits = append(waits, d) }
 	_, err = c.Chat(context.Background(), ChatRequest{})
 	if err == nil {
 		t.Fatal("Chat to a closed server succeeded")
 	}
-	if time.Since(start) > cfg.MaxElapsed+time.Second {
-		t.Errorf("retries took %v, longer than MaxElapsed %v", time.Since(start), cfg.MaxElapsed)
+	// The client retried (network errors are retryable) and asked for at
+	// most MaxAttempts-1 waits, none above MaxInterval.
+	if len(waits) == 0 || len(waits) > cfg.MaxAttempts-1 {
+		t.Errorf("%d back-off waits, want 1..%d", len(waits), cfg.MaxAttempts-1)
+	}
+	for _, w := range waits {
+		if w > cfg.MaxInterval {
+			t.Errorf("asked to wait %v, above MaxInterval %v", w, cfg.MaxInterval)
+		}
 	}
 }
 
@@ -183,12 +191,14 @@ func TestClientRetryAfterIsCapped(t *testing.T) {
 		_, body := contentReply("ok")
 		_, _ = w.Write([]byte(body))
 	})
-	start := time.Now()
-	if _, err := newTestClient(t, f).Chat(context.Background(), ChatRequest{}); err != nil {
+	c := newTestClient(t, f)
+	var waits []time.Duration
+	c.onWait = func(d time.Duration) { waits = append(waits, d) }
+	if _, err := c.Chat(context.Background(), ChatRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("waited %v for Retry-After 3600 with MaxInterval 2ms", d)
+	if len(waits) != 1 || waits[0] > c.cfg.MaxInterval || waits[0] <= 0 {
+		t.Errorf("waits %v for Retry-After 3600: want one wait capped at MaxInterval %v", waits, c.cfg.MaxInterval)
 	}
 }
 
