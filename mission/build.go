@@ -41,13 +41,26 @@ type NoSeams struct{}
 
 var _ Seams = NoSeams{}
 
-func (NoSeams) Decide(_ Agent, _, _, choice string) string       { return choice }
-func (NoSeams) ToolArgs(Agent, string, string, sandbox.Args)     {}
+// Decide keeps the core's choice.
+func (NoSeams) Decide(_ Agent, _, _, choice string) string { return choice }
+
+// ToolArgs leaves the arguments as the core chose them.
+func (NoSeams) ToolArgs(Agent, string, string, sandbox.Args) {}
+
+// RetryKey reuses the first attempt's key: a retry is the same write.
 func (NoSeams) RetryKey(_ Agent, _, _, key string, _ int) string { return key }
-func (NoSeams) Emit(Edge, map[string]any)                        {}
-func (NoSeams) Parse(Edge, map[string]any)                       {}
-func (NoSeams) Route(_ Edge, owners []Agent) []Agent             { return owners }
-func (NoSeams) Dedup(Edge) bool                                  { return true }
+
+// Emit sends the message as the emitter built it.
+func (NoSeams) Emit(Edge, map[string]any) {}
+
+// Parse reads the message as it arrived.
+func (NoSeams) Parse(Edge, map[string]any) {}
+
+// Route delivers to the owners the envelope names.
+func (NoSeams) Route(_ Edge, owners []Agent) []Agent { return owners }
+
+// Dedup drops copies of a message already delivered.
+func (NoSeams) Dedup(Edge) bool { return true }
 
 // Build is an opaque handle on the mission with at most one defect switched
 // on. Evaluators receive builds and run them; they cannot see what is in one.

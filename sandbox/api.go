@@ -37,6 +37,8 @@ const (
 	Redelivery          FaultKind = "redelivery"           // transport: an ack is lost and the message is delivered again
 )
 
+func (k FaultKind) String() string { return string(k) }
+
 // AllFaultKinds lists every fault kind.
 var AllFaultKinds = []FaultKind{TimeoutBeforeCommit, TimeoutAfterCommit, Refusal, Unavailable, RateLimit, Latency, Redelivery}
 
@@ -68,6 +70,11 @@ const (
 	ErrNotFound    ErrorKind = "not_found"
 	ErrInvalid     ErrorKind = "invalid" // bad arguments
 )
+
+func (k ErrorKind) String() string { return string(k) }
+
+// AllErrorKinds lists every error kind a caller can see.
+var AllErrorKinds = []ErrorKind{ErrTimeout, ErrRefused, ErrUnavailable, ErrRateLimited, ErrForbidden, ErrNotFound, ErrInvalid}
 
 // Error is what a failed tool call returns. Code and Message are realistic
 // (for instance "AUTH-403", "VAL-422 missing field amount", "BR-409
