@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/mutants"
@@ -13,66 +14,55 @@ import (
 const CleanBuild = "clean"
 
 // Aggregator streams work items into the counts every table is computed
-// from. Its memory holds one small record per (design, build, trial) suite
-// run, one flag per (design, scenario, trial) clean run, one trace hash per
-// clean (scenario, trial) and counters per (design, build, scenario) and
-// (build, scenario); it never holds items. The caller adds every clean-build
-// item before any mutated item, so each mutated item meets its clean twin.
+// from. It never holds items, nor any string of one: every id it keeps is
+// interned once. What grows with the trials is compact: per suite run
+// (design, build, trial) a small record (counts, two scenario bit sets, the
+// top-blame tally), per clean (design, scenario) a bit per trial for its
+// flag, and per clean (scenario, trial) a 16-byte trace digest; everything
+// else is counted per (design, build, scenario), (build, scenario), build
+// or design. About 200 bytes per suite run in all: a default protocol at
+// 200 trials holds about 3 MB. The caller adds every clean-build item before
+// any mutated item, so each mutated item meets its clean twin.
 //
 // An Aggregator is not safe for concurrent use.
 type Aggregator struct {
-	cfg       Config
-	builds    map[string]BuildInfo
-	category  map[string]string
-	designs   map[string]bool
-	clean     map[cleanKey]bool // clean twin flagged
-	cleanHash map[obsKey]string
-	suites    map[suiteKey]*suite
-	cells     map[cellKey]*cell
-	obs       map[string]*obsStats // per mutated build
-	passk     map[passKey]*passCount
-	trials    map[string]map[int]bool // per build, trials seen
-	warn      warnings
-	mutated   bool // a mutated item has been added
+	cfg      Config
+	builds   map[string]BuildInfo
+	category map[string]string
+	designs  map[string]bool
+
+	designIDs, buildIDs, scenarioIDs, locIDs interner
+
+	twins  map[twinKey]*twinFlags // clean flags per (design, scenario)
+	hashes map[id]*twinHashes     // clean trace digests per scenario
+	index  suiteIndex             // suite run -> its place in suites
+	suites *suiteTable            // every suite run
+	shared bool                   // suites is shared with a Results: copy before changing it
+	cells  map[cellKey]*cell
+	obs    map[id]*obsStats // per mutated build
+	passk  map[passKey]*passCount
+	trials map[id]*trialSet // per build, trials seen
+	spent  map[id]*spend    // per design
+	warn   warnings
+
+	mutated bool // a mutated item has been added
 }
 
-type cleanKey struct {
-	design, scenario string
-	trial            int
-}
-
-type obsKey struct {
-	scenario string
-	trial    int
-}
+type twinKey struct{ design, scenario id }
 
 type suiteKey struct {
-	design, build string
+	design, build id
 	trial         int
 }
 
-type cellKey struct{ design, build, scenario string }
+type cellKey struct{ design, build, scenario id }
 
-type passKey struct{ build, scenario string }
+type passKey struct{ build, scenario id }
 
-// suite accumulates one suite run.
-type suite struct {
-	scenarios        int
-	flagged          []string
-	newFlags         []string
-	slipped, faulted bool
-	votes            map[string]*vote // top blame of newly flagged scenarios
-	cost             mission.Cost
-	wallNS           int64
-	reached          int
-}
-
-// vote counts how many newly flagged scenarios put a location first; first
-// is the smallest such scenario id, which breaks ties independently of the
-// order items arrive in.
-type vote struct {
-	count int
-	first string
+// spend is what a design's suite runs cost.
+type spend struct {
+	cost   mission.Cost
+	wallNS int64
 }
 
 type cell struct{ n, detected, raw int }
@@ -90,26 +80,30 @@ type warnings struct {
 // NewAggregator returns an empty aggregation for a run described by cfg.
 func NewAggregator(cfg Config) *Aggregator {
 	a := &Aggregator{
-		cfg:       cfg,
-		builds:    make(map[string]BuildInfo),
-		category:  make(map[string]string),
-		designs:   make(map[string]bool),
-		clean:     make(map[cleanKey]bool),
-		cleanHash: make(map[obsKey]string),
-		suites:    make(map[suiteKey]*suite),
-		cells:     make(map[cellKey]*cell),
-		obs:       make(map[string]*obsStats),
-		passk:     make(map[passKey]*passCount),
-		trials:    make(map[string]map[int]bool),
+		cfg:      cfg,
+		builds:   make(map[string]BuildInfo),
+		category: make(map[string]string),
+		designs:  make(map[string]bool),
+		twins:    make(map[twinKey]*twinFlags),
+		hashes:   make(map[id]*twinHashes),
+		suites:   &suiteTable{},
+		cells:    make(map[cellKey]*cell),
+		obs:      make(map[id]*obsStats),
+		passk:    make(map[passKey]*passCount),
+		trials:   make(map[id]*trialSet),
+		spent:    make(map[id]*spend),
 	}
 	for _, b := range cfg.Builds {
 		a.builds[b.ID] = b
+		a.buildIDs.id(b.ID)
 	}
 	for _, s := range cfg.Scenarios {
 		a.category[s.ID] = s.Category
+		a.scenarioIDs.id(s.ID)
 	}
 	for _, d := range cfg.Designs {
 		a.designs[d] = true
+		a.designIDs.id(d)
 	}
 	return a
 }
@@ -117,17 +111,20 @@ func NewAggregator(cfg Config) *Aggregator {
 // Add streams one item into the aggregation.
 func (a *Aggregator) Add(it Item) {
 	if _, ok := a.builds[it.Build]; !ok {
-		a.builds[it.Build] = BuildInfo{ID: it.Build, Class: it.Class, Location: it.Location}
+		b := a.buildIDs.name(a.buildIDs.id(it.Build))
+		a.builds[b] = BuildInfo{ID: b, Class: strings.Clone(it.Class), Location: strings.Clone(it.Location)}
 	}
+	sc := a.scenarioIDs.id(it.Scenario)
 	if _, ok := a.category[it.Scenario]; !ok {
-		a.category[it.Scenario] = it.Category
+		a.category[a.scenarioIDs.name(sc)] = strings.Clone(it.Category)
 	}
-	tr := a.trials[it.Build]
+	b := a.buildIDs.id(it.Build)
+	tr := a.trials[b]
 	if tr == nil {
-		tr = make(map[int]bool)
-		a.trials[it.Build] = tr
+		tr = &trialSet{}
+		a.trials[b] = tr
 	}
-	tr[it.Trial] = true
+	tr.add(it.Trial)
 	clean := it.Build == CleanBuild
 	if clean && a.mutated {
 		a.warn.lateClean++
@@ -136,42 +133,52 @@ func (a *Aggregator) Add(it Item) {
 		a.mutated = true
 	}
 	if it.Design == "" {
-		a.addObservation(it, clean)
+		a.addObservation(it, b, sc, clean)
 		return
 	}
-	a.designs[it.Design] = true
-
-	sk := suiteKey{it.Design, it.Build, it.Trial}
-	s := a.suites[sk]
-	if s == nil {
-		s = &suite{}
-		a.suites[sk] = s
+	d := a.designIDs.id(it.Design)
+	if !a.designs[it.Design] {
+		a.designs[a.designIDs.name(d)] = true
 	}
+	sp := a.spent[d]
+	if sp == nil {
+		sp = &spend{}
+		a.spent[d] = sp
+	}
+	sp.cost.Add(it.Cost)
+	sp.wallNS += it.WallNS
+
+	s := a.suite(suiteKey{d, b, it.Trial})
 	s.scenarios++
-	s.cost.Add(it.Cost)
-	s.wallNS += it.WallNS
-	s.reached += it.Reached
+	s.reached += int32(it.Reached)
 	if it.Flagged {
-		s.flagged = append(s.flagged, it.Scenario)
+		s.flag(sc)
 		s.slipped = s.slipped || it.Slipped
 		s.faulted = s.faulted || it.Faulted
 	}
 
-	ck := cleanKey{it.Design, it.Scenario, it.Trial}
+	tk := twinKey{d, sc}
+	tw := a.twins[tk]
 	if clean {
-		a.clean[ck] = it.Flagged
+		if tw == nil {
+			tw = &twinFlags{}
+			a.twins[tk] = tw
+		}
+		tw.seen.add(it.Trial)
+		if it.Flagged {
+			tw.flagged.add(it.Trial)
+		}
 		return
 	}
-	twin, ok := a.clean[ck]
-	if !ok {
+	if tw == nil || !tw.seen.has(it.Trial) {
 		a.warn.missingTwin++
 	}
-	isNew := it.Flagged && !twin
+	isNew := it.Flagged && (tw == nil || !tw.flagged.has(it.Trial))
 
-	c := a.cells[cellKey{it.Design, it.Build, it.Scenario}]
+	c := a.cells[cellKey{d, b, sc}]
 	if c == nil {
 		c = &cell{}
-		a.cells[cellKey{it.Design, it.Build, it.Scenario}] = c
+		a.cells[cellKey{d, b, sc}] = c
 	}
 	c.n++
 	if it.Flagged {
@@ -181,71 +188,72 @@ func (a *Aggregator) Add(it Item) {
 		return
 	}
 	c.detected++
-	s.newFlags = append(s.newFlags, it.Scenario)
+	s.flagFresh(sc)
 	top := ""
 	if len(it.Blame) > 0 {
 		top = it.Blame[0]
 	}
-	if s.votes == nil {
-		s.votes = make(map[string]*vote)
+	s.vote(a.locIDs.id(top), sc, a.scenarioIDs.names)
+}
+
+// suite returns the record of a suite run, adding it when new. The pointer
+// is good until the next call.
+func (a *Aggregator) suite(k suiteKey) *suite {
+	if a.shared {
+		a.suites = a.suites.clone()
+		a.shared = false
 	}
-	v := s.votes[top]
-	if v == nil {
-		v = &vote{first: it.Scenario}
-		s.votes[top] = v
+	i, ok := a.index.get(k)
+	if !ok {
+		i = int32(len(a.suites.suites))
+		a.index.put(k, i)
+		a.suites.keys = append(a.suites.keys, k)
+		a.suites.suites = append(a.suites.suites, suite{})
 	}
-	v.count++
-	if it.Scenario < v.first {
-		v.first = it.Scenario
-	}
+	return &a.suites.suites[i]
 }
 
 // addObservation counts an integrated observation run: mission success for
 // pass^k and, for a mutated build, whether its trace differs from the clean
 // twin's.
-func (a *Aggregator) addObservation(it Item, clean bool) {
-	pk := a.passk[passKey{it.Build, it.Scenario}]
+func (a *Aggregator) addObservation(it Item, b, sc id, clean bool) {
+	pk := a.passk[passKey{b, sc}]
 	if pk == nil {
 		pk = &passCount{}
-		a.passk[passKey{it.Build, it.Scenario}] = pk
+		a.passk[passKey{b, sc}] = pk
 	}
 	pk.n++
 	if it.Success {
 		pk.c++
 	}
-	ok := obsKey{it.Scenario, it.Trial}
+	h := a.hashes[sc]
 	if clean {
-		a.cleanHash[ok] = it.TraceHash
+		if h == nil {
+			h = &twinHashes{}
+			a.hashes[sc] = h
+		}
+		h.set(it.Trial, digestOf(it.TraceHash))
 		return
 	}
-	o := a.obs[it.Build]
+	o := a.obs[b]
 	if o == nil {
 		o = &obsStats{}
-		a.obs[it.Build] = o
+		a.obs[b] = o
 	}
 	o.n++
 	o.reached += it.Reached
-	twin, found := a.cleanHash[ok]
+	var twin digest
+	found := false
+	if h != nil {
+		twin, found = h.get(it.Trial)
+	}
 	switch {
 	case !found:
 		o.missingTwin++
 		a.warn.missingHashTwin++
-	case twin != it.TraceHash:
+	case twin != digestOf(it.TraceHash):
 		o.diffs++
 	}
-}
-
-// topBlame picks the location named first by most newly flagged scenarios;
-// ties go to the one whose first such scenario sorts first, then by name.
-func (s *suite) topBlame() string {
-	best, bestV := "", (*vote)(nil)
-	for loc, v := range s.votes {
-		if bestV == nil || v.count > bestV.count ||
-			(v.count == bestV.count && (v.first < bestV.first || (v.first == bestV.first && loc < best))) {
-			best, bestV = loc, v
-		}
-	}
-	return best
 }
 
 // adjacent reports whether blame names the ground truth or sits next to

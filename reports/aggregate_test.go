@@ -2,8 +2,12 @@ package reports
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -26,7 +30,7 @@ func aggregate(cfg Config, items ...Item) *Results {
 
 func findSuite(tb testing.TB, r *Results, design, build string, trial int) SuiteRunRow {
 	tb.Helper()
-	for _, s := range r.SuiteRuns {
+	for s := range r.SuiteRuns() {
 		if s.Design == design && s.Build == build && s.Trial == trial {
 			return s
 		}
@@ -137,29 +141,58 @@ func TestAdjacent(t *testing.T) {
 
 func TestValidityGate(t *testing.T) {
 	cfg := Config{Designs: []string{"A", "B"}}
+	// The clean twins: nothing flagged, except B on S02 in trial 0 (an
+	// intrinsic slip).
 	base := []Item{
 		item("clean", "", "", "A", "S01", 0, false),
 		item("clean", "", "", "B", "S01", 0, false),
 		item("clean", "", "", "A", "S01", 1, false),
 		item("clean", "", "", "B", "S01", 1, false),
+		item("clean", "", "", "B", "S02", 0, true, "intake"),
 	}
 	ctl := func(design string, trial int, flagged bool) Item {
 		return item("ctl-1", "control", "boundary", design, "S01", trial, flagged, "boundary")
 	}
+	ctlOn := func(design, sc string, trial int, flagged bool) Item {
+		return item("ctl-1", "control", "boundary", design, sc, trial, flagged, "boundary")
+	}
 	tests := []struct {
 		name   string
+		cfg    Config
 		items  []Item
 		valid  bool
 		reason []string // substrings of the reason
 	}{
-		{"every design flags every trial", []Item{ctl("A", 0, true), ctl("B", 0, true), ctl("A", 1, true), ctl("B", 1, true)}, true, nil},
-		{"B misses trial 1", []Item{ctl("A", 0, true), ctl("B", 0, true), ctl("A", 1, true), ctl("B", 1, false)}, false, []string{"design B", "ctl-1", "trial 1"}},
-		{"A has no suite run in trial 1", []Item{ctl("A", 0, true), ctl("B", 0, true), ctl("B", 1, true)}, false, []string{"design A", "trial 1"}},
-		{"no control mutant", []Item{item("m", "context_loss", "intake->action", "A", "S01", 0, false)}, true, []string{"not exercised"}},
+		{"every design flags every trial", cfg, []Item{ctl("A", 0, true), ctl("B", 0, true), ctl("A", 1, true), ctl("B", 1, true)}, true, nil},
+		{"B misses trial 1", cfg, []Item{ctl("A", 0, true), ctl("B", 0, true), ctl("A", 1, true), ctl("B", 1, false)}, false, []string{"design B", "ctl-1", "trial 1", "clean twin"}},
+		{"A has no suite run in trial 1", cfg, []Item{ctl("A", 0, true), ctl("B", 0, true), ctl("B", 1, true)}, false, []string{"design A", "trial 1"}},
+		{
+			"a flag the clean twin raises too does not catch the control", cfg,
+			[]Item{
+				ctl("A", 0, true), ctl("A", 1, true), ctl("B", 1, true),
+				ctlOn("B", "S01", 0, false), ctlOn("B", "S02", 0, true), // only B's intrinsic S02 flag
+			},
+			false, []string{"design B missed control mutant ctl-1 in trial 0"},
+		},
+		{
+			"a fresh flag beside an intrinsic one catches it", cfg,
+			[]Item{
+				ctl("A", 0, true), ctl("A", 1, true), ctl("B", 1, true),
+				ctlOn("B", "S01", 0, true), ctlOn("B", "S02", 0, true),
+			},
+			true, nil,
+		},
+		{"no control mutant", cfg, []Item{item("m", "context_loss", "intake->action", "A", "S01", 0, true)}, false, []string{NoControlReason}},
+		{
+			"a control mutant in the catalogue that never ran",
+			Config{Designs: []string{"A", "B"}, Builds: []BuildInfo{{ID: "ctl-9", Class: "control", Location: "boundary"}}},
+			[]Item{item("m", "context_loss", "intake->action", "A", "S01", 0, true)},
+			false, []string{"control mutant ctl-9 has no suite runs", "cannot be validated"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := aggregate(cfg, append(slices.Clone(base), tt.items...)...)
+			r := aggregate(tt.cfg, append(slices.Clone(base), tt.items...)...)
 			if r.Validity.Valid != tt.valid {
 				t.Fatalf("valid = %v (%s), want %v", r.Validity.Valid, r.Validity.Reason, tt.valid)
 			}
@@ -170,8 +203,11 @@ func TestValidityGate(t *testing.T) {
 			}
 			err := r.Err()
 			var de *DiscardedError
-			if tt.valid != (err == nil) || (!tt.valid && (!errors.Is(err, ExitDiscarded) || !errors.As(err, &de) || de.Reason != r.Validity.Reason)) {
-				t.Errorf("Err() = %v, want a DiscardedError wrapping ExitDiscarded exactly when invalid", err)
+			if tt.valid != (err == nil) || (!tt.valid && (!errors.Is(err, ErrDiscarded) || !errors.As(err, &de) || de.Reason != r.Validity.Reason)) {
+				t.Errorf("Err() = %v, want a DiscardedError wrapping ErrDiscarded exactly when invalid", err)
+			}
+			if !tt.valid && !errors.Is(err, ExitDiscarded) {
+				t.Errorf("Err() = %v does not match the deprecated ExitDiscarded", err)
 			}
 			if !tt.valid {
 				for _, h := range r.Hypotheses {
@@ -273,6 +309,25 @@ func TestDeterministic(t *testing.T) {
 			}
 		}
 	})
+	t.Run("a Results keeps its suite runs when more items come", func(t *testing.T) {
+		a := NewAggregator(synthConfig())
+		for _, it := range synthItems() {
+			a.Add(it)
+		}
+		r := a.Results()
+		want, _ := Tables(r)[len(Tables(r))-1].CSV()
+		// ctx-1's suite run of design A in trial 3 flags a new scenario.
+		a.Add(Item{Build: "ctx-1", Class: "context_loss", Location: "intake->action", Design: "A", Scenario: "S04", Category: "typical",
+			Trial: 3, Flagged: true, Blame: []string{"intake->action"}})
+		got, _ := Tables(r)[len(Tables(r))-1].CSV()
+		if !bytes.Equal(want, got) {
+			t.Errorf("suite_runs.csv of a Results changed after an Add\n%s", firstDiff(want, got))
+		}
+		later, _ := Tables(a.Results())[len(Tables(r))-1].CSV()
+		if !bytes.Contains(later, []byte("A,ctx-1,context_loss,3,4,true,true,S04,S04,intake->action,intake->action,true,true,false,false,3")) {
+			t.Errorf("suite_runs.csv of the next Results lacks the new flag:\n%s", later)
+		}
+	})
 	t.Run("Results does not change the aggregation", func(t *testing.T) {
 		a := NewAggregator(synthConfig())
 		for _, it := range synthItems() {
@@ -297,7 +352,7 @@ func TestWriteAll(t *testing.T) {
 	}
 	// Re-rendering what was read, with the wall-clock times results.json
 	// leaves out handed back, gives the same bytes: results.json is a
-	// complete record of the reports.
+	// complete record of the reports, the suite runs apart.
 	wall := map[string]int64{}
 	for _, c := range r.Cost {
 		wall[c.Design] = c.WallMS
@@ -305,10 +360,45 @@ func TestWriteAll(t *testing.T) {
 	back.SetWall(wall)
 	want, got := renderAll(t, r), renderAll(t, back)
 	for name := range want {
+		if name == "suite_runs.csv" {
+			continue
+		}
 		if !bytes.Equal(want[name], got[name]) {
 			t.Errorf("%s differs after a round trip through results.json\n%s", name, firstDiff(want[name], got[name]))
 		}
 	}
+	t.Run("suite runs stay out of results.json", func(t *testing.T) {
+		if back.HasSuiteRuns() {
+			t.Error("a Results read back from results.json carries suite runs")
+		}
+		if _, ok := got["suite_runs.csv"]; ok {
+			t.Error("rendering a Results read back writes a suite_runs.csv without its rows")
+		}
+		var doc map[string]json.RawMessage
+		if err := json.Unmarshal(want["results.json"], &doc); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := doc["suite_runs"]; ok {
+			t.Error("results.json has a suite_runs section")
+		}
+		lines := bytes.Count(want["suite_runs.csv"], []byte("\n"))
+		if n := len(r.suites.order); n != 3*8*4 || lines != n+1 {
+			t.Errorf("suite_runs.csv has %d lines for %d suite runs, want a header and 3 designs × 8 builds × 4 trials", lines, n)
+		}
+	})
+	t.Run("re-rendering leaves suite_runs.csv", func(t *testing.T) {
+		before, _ := os.ReadFile(filepath.Join(dir, "suite_runs.csv"))
+		if err := WriteAll(dir, back); err != nil {
+			t.Fatal(err)
+		}
+		after, err := os.ReadFile(filepath.Join(dir, "suite_runs.csv"))
+		if err != nil || !bytes.Equal(before, after) {
+			t.Errorf("suite_runs.csv after re-rendering from results.json: %v, unchanged %v", err, bytes.Equal(before, after))
+		}
+		if tmp, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(tmp) > 0 {
+			t.Errorf("temporary files left behind: %v", tmp)
+		}
+	})
 }
 
 func BenchmarkAggregatorAdd(b *testing.B) {
@@ -326,4 +416,50 @@ func BenchmarkAggregatorAdd(b *testing.B) {
 		it := mutated[i%len(mutated)]
 		a.Add(it)
 	}
+}
+
+func TestExamples(t *testing.T) {
+	r := synthResults()
+	var got []SuiteExample
+	perKey := map[string]int{}
+	for _, ex := range r.Examples {
+		perKey[ex.Design+"/"+ex.Build]++
+		if ex.Design == "B" && ex.Build == "ctx-1" || ex.Design == "A" && ex.Build == "dup-1" {
+			got = append(got, ex)
+		}
+	}
+	// B flags ctx-1 on S01 and S02 in trials 0-2; its clean twin flags S02
+	// in trial 1 only. Trial 0 is the first detected, trial 3 the first
+	// missed (nothing flagged).
+	// A never detects dup-1; its first missed run that flagged anything is
+	// trial 2, where A flags S01 as its clean twin does.
+	want := []SuiteExample{
+		{Design: "A", Build: "dup-1", Class: "duplicate_action", Trial: 2, Raw: true, Location: "action->boundary",
+			Items: []ExampleItem{{"S01", "dup-1/A/S01/2", false}}},
+		{Design: "B", Build: "ctx-1", Class: "context_loss", Trial: 0, Detected: true, Raw: true, TopBlame: "boundary", Location: "intake->action",
+			Items: []ExampleItem{{"S01", "ctx-1/B/S01/0", true}, {"S02", "ctx-1/B/S02/0", true}}},
+		{Design: "B", Build: "ctx-1", Class: "context_loss", Trial: 3, Location: "intake->action", Items: []ExampleItem{}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("A's examples of dup-1 and B's of ctx-1 (-want +got):\n%s", diff)
+	}
+	for k, n := range perKey {
+		if n > 2 {
+			t.Errorf("%s has %d examples, want at most one detected and one missed", k, n)
+		}
+	}
+	if len(perKey) != 3*7 {
+		t.Errorf("examples for %d design × mutant pairs, want 21", len(perKey))
+	}
+	t.Run("items are capped", func(t *testing.T) {
+		var items []Item
+		for i := range 9 {
+			sc := fmt.Sprintf("S%02d", i+1)
+			items = append(items, item("clean", "", "", "A", sc, 1, false), item("m", "context_loss", "intake->action", "A", sc, 1, true, "intake"))
+		}
+		ex := aggregate(Config{}, items...).Examples
+		if len(ex) != 1 || len(ex[0].Items) != maxExampleItems || ex[0].MoreItems != 9-maxExampleItems || ex[0].Items[0].Scenario != "S01" {
+			t.Errorf("examples = %+v, want one with the first %d of 9 items and %d more", ex, maxExampleItems, 9-maxExampleItems)
+		}
+	})
 }

@@ -1,15 +1,17 @@
 package reports
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
 
-// writeFileAtomic writes data to path through a temporary file in the same
-// folder and a rename, so a reader never sees half a file and a failed
-// write leaves the old file in place.
-func writeFileAtomic(path string, data []byte) (err error) {
+// writeFileAtomic streams write's output to path through a buffered
+// temporary file in the same folder and a rename, so a reader never sees
+// half a file and a failed write leaves the old file in place.
+func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -20,7 +22,11 @@ func writeFileAtomic(path string, data []byte) (err error) {
 			os.Remove(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
+	bw := bufio.NewWriterSize(f, 64<<10)
+	if err = write(bw); err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -38,4 +44,12 @@ func writeFileAtomic(path string, data []byte) (err error) {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// writeBytesAtomic writes data to path like [writeFileAtomic].
+func writeBytesAtomic(path string, data []byte) error {
+	return writeFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }

@@ -6,12 +6,11 @@ import (
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/baton-lab/baton/mission"
 )
 
 // Results computes every aggregate from what has been added so far. It
-// does not change the aggregation and may be called again after more items.
+// does not change the aggregation and may be called again after more items;
+// the suite runs it carries for suite_runs.csv are a snapshot taken now.
 func (a *Aggregator) Results() *Results {
 	r := &Results{
 		Schema:      Schema,
@@ -25,16 +24,18 @@ func (a *Aggregator) Results() *Results {
 	builds := a.mutantBuilds()
 	classes := a.classes(builds)
 
-	r.SuiteRuns = a.suiteRows(designs, builds)
-	r.Validity = a.validity(designs, builds, r.SuiteRuns)
-	r.Detection, r.Localisation = detectionRows(designs, classes, builds, r.SuiteRuns)
-	r.DetectionByMutant = mutantDetectionRows(designs, builds, r.SuiteRuns)
+	runs := a.view(builds)
+	r.suites = runs
+	r.Validity = a.validity(designs, builds, runs)
+	r.Detection, r.Localisation = detectionRows(designs, classes, builds, runs)
+	r.DetectionByMutant = mutantDetectionRows(designs, builds, runs)
 	r.DetectionByScenario = a.scenarioRows(builds)
-	r.FalseAlarms = falseAlarmRows(designs, r.SuiteRuns)
+	r.FalseAlarms = falseAlarmRows(designs, runs)
 	r.PassK, r.PassKByCategory = a.passKRows(builds)
-	r.Cost = a.costRows(designs)
-	r.Paired = pairedRows(designs, classes, r.SuiteRuns)
-	r.Mutants = a.mutantRows(builds, r.SuiteRuns)
+	r.Cost = a.costRows(designs, runs)
+	r.Paired = pairedRows(designs, classes, runs)
+	r.Mutants = a.mutantRows(builds, runs)
+	r.Examples = runs.examples()
 	r.Hypotheses = evaluateHypotheses(r)
 	return r
 }
@@ -74,137 +75,181 @@ func buildRank(builds []BuildInfo) map[string]int {
 	return rank
 }
 
-// suiteRows turns the suite accumulators into sorted rows.
-func (a *Aggregator) suiteRows(designs []string, builds []BuildInfo) []SuiteRunRow {
+// view shares the suite table with a Results (the Aggregator copies it
+// before its next change) and resolves each run's detection and top blame.
+func (a *Aggregator) view(builds []BuildInfo) *suiteView {
+	a.shared = true
+	t := a.suites
+	v := &suiteView{
+		t:         t,
+		designs:   slices.Clone(a.designIDs.names),
+		scenarios: slices.Clone(a.scenarioIDs.names),
+		locs:      slices.Clone(a.locIDs.names),
+		builds:    make([]BuildInfo, len(a.buildIDs.names)),
+		order:     make([]int32, len(t.suites)),
+		top:       make([]id, len(t.suites)),
+		marks:     make([]uint8, len(t.suites)),
+	}
+	for i, name := range a.buildIDs.names {
+		b := a.builds[name]
+		if name == CleanBuild {
+			b.Class, b.Location = "", ""
+		}
+		v.builds[i] = b
+	}
+	for i := range t.suites {
+		s := &t.suites[i]
+		v.order[i], v.top[i] = int32(i), -1
+		if s.anyFlagged() {
+			v.marks[i] |= markRaw
+		}
+		if !s.anyFresh() {
+			continue
+		}
+		v.marks[i] |= markDetected
+		v.top[i] = s.top(v.scenarios, v.locs)
+		loc := v.builds[t.keys[i].build].Location
+		if top := v.locs[v.top[i]]; top != "" && top == loc {
+			v.marks[i] |= markExact
+		}
+		if adjacent(v.locs[v.top[i]], loc) {
+			v.marks[i] |= markAdjacent
+		}
+	}
 	rank := buildRank(builds)
-	out := make([]SuiteRunRow, 0, len(a.suites))
-	for k, s := range a.suites {
-		b := a.builds[k.build]
-		row := SuiteRunRow{
-			Design:    k.design,
-			Build:     k.build,
-			Class:     b.Class,
-			Trial:     k.trial,
-			Scenarios: s.scenarios,
-			Flagged:   sortedCopy(s.flagged),
-			NewFlags:  sortedCopy(s.newFlags),
-			Raw:       len(s.flagged) > 0,
-			Detected:  len(s.newFlags) > 0,
-			Slipped:   s.slipped,
-			Faulted:   s.faulted,
-			Location:  b.Location,
-			Reached:   s.reached,
-		}
-		if k.build == CleanBuild {
-			row.Class, row.Location = "", ""
-		}
-		if row.Detected {
-			row.TopBlame = s.topBlame()
-			row.Exact = row.TopBlame != "" && row.TopBlame == row.Location
-			row.Adjacent = adjacent(row.TopBlame, row.Location)
-		}
-		out = append(out, row)
-	}
-	slices.SortFunc(out, func(x, y SuiteRunRow) int {
-		return cmp.Or(cmp.Compare(x.Design, y.Design), cmp.Compare(rank[x.Build], rank[y.Build]), cmp.Compare(x.Trial, y.Trial))
+	slices.SortFunc(v.order, func(x, y int32) int {
+		kx, ky := t.keys[x], t.keys[y]
+		return cmp.Or(cmp.Compare(v.designs[kx.design], v.designs[ky.design]),
+			cmp.Compare(rank[v.builds[kx.build].ID], rank[v.builds[ky.build].ID]), cmp.Compare(kx.trial, ky.trial))
 	})
-	return out
+	return v
 }
 
-func sortedCopy(s []string) []string {
-	out := slices.Clone(s)
-	if out == nil {
-		out = []string{}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// validity applies the gate: every design must raise some flag on every
-// (control mutant, trial) suite run. A missing suite run counts as missed.
-func (a *Aggregator) validity(designs []string, builds []BuildInfo, runs []SuiteRunRow) Validity {
+// validity applies the gate: every design must catch every control mutant
+// in every trial, by the rule detection counts by: it flags some scenario
+// that it does not flag on the clean twin (same design, scenario and
+// trial). A missing suite run counts as missed, and a run without a
+// control mutant, or whose control mutants never ran, is not validated at
+// all.
+func (a *Aggregator) validity(designs []string, builds []BuildInfo, runs *suiteView) Validity {
 	type key struct {
 		design, build string
 		trial         int
 	}
-	raw := make(map[key]bool)
-	for _, r := range runs {
-		raw[key{r.Design, r.Build, r.Trial}] = r.Raw
-	}
+	detected := make(map[key]bool)
+	runs.each(func(r *suiteRun) {
+		if isControl(r.build.Class) {
+			detected[key{r.design, r.build.ID, r.trial}] = r.detected
+		}
+	})
 	var missed []string
-	checked := 0
+	controls, checked := 0, 0
 	for _, b := range builds {
 		if !isControl(b.Class) {
 			continue
 		}
-		trials := slices.Sorted(maps.Keys(a.trials[b.ID]))
+		controls++
+		var trials []int
+		if id, ok := a.buildIDs.lookup(b.ID); ok && a.trials[id] != nil {
+			trials = a.trials[id].sorted()
+		}
+		if len(trials) == 0 || len(designs) == 0 {
+			missed = append(missed, fmt.Sprintf("control mutant %s has no suite runs", b.ID))
+			continue
+		}
 		for _, d := range designs {
 			for _, t := range trials {
 				checked++
-				if !raw[key{d, b.ID, t}] {
+				if !detected[key{d, b.ID, t}] {
 					missed = append(missed, fmt.Sprintf("design %s missed control mutant %s in trial %d", d, b.ID, t))
 				}
 			}
 		}
 	}
-	switch {
-	case len(missed) > 0:
-		reason := missed[0]
-		if len(missed) > 1 {
-			reason += fmt.Sprintf(" (and %d more: %s)", len(missed)-1, strings.Join(missed[1:min(len(missed), 6)], "; "))
-		}
-		return Validity{Valid: false, Reason: reason, ControlSuiteRuns: checked}
-	case checked == 0:
-		return Validity{Valid: true, Reason: "no control suite run: the gate was not exercised", ControlSuiteRuns: 0}
+	if controls == 0 {
+		return Validity{Valid: false, Reason: NoControlReason}
 	}
-	return Validity{Valid: true, ControlSuiteRuns: checked}
+	if len(missed) == 0 {
+		return Validity{Valid: true, ControlSuiteRuns: checked}
+	}
+	reason := missed[0]
+	if len(missed) > 1 {
+		reason += fmt.Sprintf(" (and %d more: %s)", len(missed)-1, strings.Join(missed[1:min(len(missed), 6)], "; "))
+	}
+	if checked > 0 {
+		reason += "; a design catches the control only by flagging a scenario it does not flag on the clean twin"
+	} else {
+		reason += ": the harness cannot be validated"
+	}
+	return Validity{Valid: false, Reason: reason, ControlSuiteRuns: checked}
 }
 
+// NoControlReason is the validity reason of a run without a control
+// mutant: the control class is what shows the harness can catch a defect
+// at all.
+const NoControlReason = "no control mutant in the catalogue: the harness cannot be validated"
+
 // detectionRows computes detection and localisation per design × class.
-func detectionRows(designs, classes []string, builds []BuildInfo, runs []SuiteRunRow) ([]DetectionRow, []LocalisationRow) {
-	var det []DetectionRow
-	var loc []LocalisationRow
+func detectionRows(designs, classes []string, builds []BuildInfo, runs *suiteView) ([]DetectionRow, []LocalisationRow) {
+	type key struct{ design, class string }
+	det := make(map[key]*DetectionRow)
+	loc := make(map[key]*LocalisationRow)
+	var dets []*DetectionRow
+	var locs []*LocalisationRow
 	for _, d := range designs {
 		for _, c := range classes {
-			row := DetectionRow{Design: d, Class: c}
+			row := &DetectionRow{Design: d, Class: c}
 			for _, b := range builds {
 				if b.Class == c {
 					row.Mutants++
 				}
 			}
-			l := LocalisationRow{Design: d, Class: c}
-			for _, r := range runs {
-				if r.Design != d || r.Build == CleanBuild || r.Class != c {
-					continue
-				}
-				row.N++
-				if r.Raw {
-					row.RawDetected++
-				}
-				if r.Detected {
-					row.Detected++
-					l.Flagged++
-					if r.Exact {
-						l.Exact++
-					}
-					if r.Adjacent {
-						l.Adjacent++
-					}
-				}
-			}
-			row.Rate, row.CI95 = rateOf(row.Detected, row.N), wilsonCI(row.Detected, row.N)
-			row.RawRate, row.RawCI95 = rateOf(row.RawDetected, row.N), wilsonCI(row.RawDetected, row.N)
-			l.ExactRate, l.ExactCI95 = rateOf(l.Exact, l.Flagged), wilsonCI(l.Exact, l.Flagged)
-			l.AdjacentRate, l.AdjacentCI95 = rateOf(l.Adjacent, l.Flagged), wilsonCI(l.Adjacent, l.Flagged)
-			det = append(det, row)
-			loc = append(loc, l)
+			l := &LocalisationRow{Design: d, Class: c}
+			det[key{d, c}], loc[key{d, c}] = row, l
+			dets, locs = append(dets, row), append(locs, l)
 		}
 	}
-	return det, loc
+	runs.each(func(r *suiteRun) {
+		if r.build.ID == CleanBuild {
+			return
+		}
+		k := key{r.design, r.build.Class}
+		row, l := det[k], loc[k]
+		if row == nil {
+			return
+		}
+		row.N++
+		if r.raw {
+			row.RawDetected++
+		}
+		if r.detected {
+			row.Detected++
+			l.Flagged++
+			if r.exact {
+				l.Exact++
+			}
+			if r.adjacent {
+				l.Adjacent++
+			}
+		}
+	})
+	out := make([]DetectionRow, len(dets))
+	outL := make([]LocalisationRow, len(locs))
+	for i, row := range dets {
+		row.Rate, row.CI95 = rateOf(row.Detected, row.N), wilsonCI(row.Detected, row.N)
+		row.RawRate, row.RawCI95 = rateOf(row.RawDetected, row.N), wilsonCI(row.RawDetected, row.N)
+		out[i] = *row
+	}
+	for i, l := range locs {
+		l.ExactRate, l.ExactCI95 = rateOf(l.Exact, l.Flagged), wilsonCI(l.Exact, l.Flagged)
+		l.AdjacentRate, l.AdjacentCI95 = rateOf(l.Adjacent, l.Flagged), wilsonCI(l.Adjacent, l.Flagged)
+		outL[i] = *l
+	}
+	return out, outL
 }
 
 // mutantDetectionRows computes detection per design × mutant.
-func mutantDetectionRows(designs []string, builds []BuildInfo, runs []SuiteRunRow) []MutantDetection {
+func mutantDetectionRows(designs []string, builds []BuildInfo, runs *suiteView) []MutantDetection {
 	type key struct{ design, build string }
 	idx := make(map[key]int)
 	var out []MutantDetection
@@ -214,19 +259,19 @@ func mutantDetectionRows(designs []string, builds []BuildInfo, runs []SuiteRunRo
 			out = append(out, MutantDetection{Design: d, Build: b.ID, Class: b.Class})
 		}
 	}
-	for _, r := range runs {
-		i, ok := idx[key{r.Design, r.Build}]
+	runs.each(func(r *suiteRun) {
+		j, ok := idx[key{r.design, r.build.ID}]
 		if !ok {
-			continue
+			return
 		}
-		out[i].N++
-		if r.Raw {
-			out[i].RawDetected++
+		out[j].N++
+		if r.raw {
+			out[j].RawDetected++
 		}
-		if r.Detected {
-			out[i].Detected++
+		if r.detected {
+			out[j].Detected++
 		}
-	}
+	})
 	for i := range out {
 		m := &out[i]
 		m.Rate, m.CI95 = rateOf(m.Detected, m.N), wilsonCI(m.Detected, m.N)
@@ -240,8 +285,9 @@ func (a *Aggregator) scenarioRows(builds []BuildInfo) []ScenarioDetection {
 	rank := buildRank(builds)
 	out := make([]ScenarioDetection, 0, len(a.cells))
 	for k, c := range a.cells {
+		build := a.buildIDs.name(k.build)
 		out = append(out, ScenarioDetection{
-			Design: k.design, Build: k.build, Class: a.builds[k.build].Class, Scenario: k.scenario,
+			Design: a.designIDs.name(k.design), Build: build, Class: a.builds[build].Class, Scenario: a.scenarioIDs.name(k.scenario),
 			Detected: c.detected, RawDetected: c.raw, N: c.n,
 			Rate: rateOf(c.detected, c.n), CI95: wilsonCI(c.detected, c.n),
 			RawRate: rateOf(c.raw, c.n), RawCI95: wilsonCI(c.raw, c.n),
@@ -254,102 +300,158 @@ func (a *Aggregator) scenarioRows(builds []BuildInfo) []ScenarioDetection {
 }
 
 // falseAlarmRows counts flagged clean suite runs per design.
-func falseAlarmRows(designs []string, runs []SuiteRunRow) []FalseAlarmRow {
-	var out []FalseAlarmRow
-	for _, d := range designs {
-		row := FalseAlarmRow{Design: d}
-		for _, r := range runs {
-			if r.Design != d || r.Build != CleanBuild {
-				continue
-			}
-			row.N++
-			if !r.Raw {
-				continue
-			}
-			row.Flagged++
-			switch {
-			case r.Slipped:
-				row.ExplainedBySlip++
-			case r.Faulted:
-				row.ExplainedByFault++
-			default:
-				row.Unexplained++
-			}
+func falseAlarmRows(designs []string, runs *suiteView) []FalseAlarmRow {
+	idx := make(map[string]int, len(designs))
+	out := make([]FalseAlarmRow, len(designs))
+	for i, d := range designs {
+		idx[d] = i
+		out[i].Design = d
+	}
+	runs.each(func(r *suiteRun) {
+		j, ok := idx[r.design]
+		if !ok || r.build.ID != CleanBuild {
+			return
 		}
+		row := &out[j]
+		row.N++
+		if !r.raw {
+			return
+		}
+		row.Flagged++
+		switch {
+		case r.slipped:
+			row.ExplainedBySlip++
+		case r.faulted:
+			row.ExplainedByFault++
+		default:
+			row.Unexplained++
+		}
+	})
+	for i := range out {
+		row := &out[i]
 		row.Rate, row.CI95 = rateOf(row.Flagged, row.N), wilsonCI(row.Flagged, row.N)
 		row.UnexplainedRate, row.UnexplainedCI95 = rateOf(row.Unexplained, row.N), wilsonCI(row.Unexplained, row.N)
-		out = append(out, row)
 	}
 	return out
 }
 
-// passKRows computes pass^k per build × scenario and its mean per category.
+// passKRows computes pass^k per build × scenario and its mean per category,
+// each at the k that [passKPoints] keeps.
 func (a *Aggregator) passKRows(builds []BuildInfo) ([]PassKRow, []PassKCategoryRow) {
 	rank := buildRank(builds)
 	rows := make([]PassKRow, 0, len(a.passk))
 	for k, p := range a.passk {
+		sc := a.scenarioIDs.name(k.scenario)
+		ks := passKPoints(p.n)
+		vals := make([]F4, len(ks))
+		for i, kk := range ks {
+			vals[i] = f4(PassK(p.n, p.c, kk))
+		}
 		rows = append(rows, PassKRow{
-			Build: k.build, Scenario: k.scenario, Category: a.category[k.scenario],
+			Build: a.buildIDs.name(k.build), Scenario: sc, Category: a.category[sc],
 			N: p.n, C: p.c, Rate: rateOf(p.c, p.n), CI95: wilsonCI(p.c, p.n),
-			PassK: f4s(PassKCurve(p.n, p.c)),
+			K: ks, PassK: vals,
 		})
 	}
 	slices.SortFunc(rows, func(x, y PassKRow) int {
 		return cmp.Or(cmp.Compare(rank[x.Build], rank[y.Build]), cmp.Compare(x.Scenario, y.Scenario))
 	})
-
-	type key struct{ build, category string }
-	groups := make(map[key][]PassKRow)
-	for _, r := range rows {
-		k := key{r.Build, r.Category}
-		groups[k] = append(groups[k], r)
-	}
+	groups := passKGroups(rows)
 	cats := make([]PassKCategoryRow, 0, len(groups))
-	for k, g := range groups {
-		n := g[0].N
-		for _, r := range g {
-			n = min(n, r.N)
+	for _, g := range groups {
+		ks := passKPoints(g.n)
+		vals := make([]F4, len(ks))
+		for i, k := range ks {
+			vals[i] = f4(g.mean(k))
 		}
-		mean := make([]F4, n)
-		for i := range n {
-			sum := 0.0
-			for _, r := range g {
-				sum += PassK(r.N, r.C, i+1)
-			}
-			mean[i] = f4(sum / float64(len(g)))
-		}
-		cats = append(cats, PassKCategoryRow{Build: k.build, Category: k.category, Scenarios: len(g), N: n, PassK: mean})
+		cats = append(cats, PassKCategoryRow{Build: g.build, Category: g.category, Scenarios: len(g.rows), N: g.n, K: ks, PassK: vals})
 	}
-	slices.SortFunc(cats, func(x, y PassKCategoryRow) int {
-		return cmp.Or(cmp.Compare(rank[x.Build], rank[y.Build]), cmp.Compare(x.Category, y.Category))
-	})
 	return rows, cats
 }
 
-func f4s(v []float64) []F4 {
-	out := make([]F4, len(v))
-	for i, x := range v {
-		out[i] = f4(x)
+// passKGroup is a category's pass^k rows within one build.
+type passKGroup struct {
+	build, category string
+	n               int // the fewest trials of any of its scenarios
+	rows            []*PassKRow
+}
+
+// mean is the mean over the group's scenarios of pass^k, each computed
+// from its n and c.
+func (g passKGroup) mean(k int) float64 {
+	sum := 0.0
+	for _, r := range g.rows {
+		sum += PassK(r.N, r.C, k)
 	}
+	return sum / float64(len(g.rows))
+}
+
+// passKGroups groups pass^k rows by build and category, in the rows'
+// build order then by category.
+func passKGroups(rows []PassKRow) []passKGroup {
+	type key struct{ build, category string }
+	idx := make(map[key]int)
+	var out []passKGroup
+	for i := range rows {
+		r := &rows[i]
+		k := key{r.Build, r.Category}
+		j, ok := idx[k]
+		if !ok {
+			j = len(out)
+			idx[k] = j
+			out = append(out, passKGroup{build: r.Build, category: r.Category, n: r.N})
+		}
+		out[j].rows = append(out[j].rows, r)
+		out[j].n = min(out[j].n, r.N)
+	}
+	buildPos := make(map[string]int)
+	for _, g := range out {
+		if _, ok := buildPos[g.build]; !ok {
+			buildPos[g.build] = len(buildPos)
+		}
+	}
+	slices.SortStableFunc(out, func(x, y passKGroup) int {
+		return cmp.Or(cmp.Compare(buildPos[x.build], buildPos[y.build]), cmp.Compare(x.category, y.category))
+	})
 	return out
 }
 
+// passKFull is how many trials results.json keeps every pass^k for.
+const passKFull = 20
+
+// passKPoints lists the k at which results.json keeps pass^k for n trials:
+// every k = 1..n when n <= 20; else k = 1..10, 20, 50, 100 and n, those up
+// to n. pass_k.csv has every k = 1..n; a consumer can compute any other k
+// from n and c.
+func passKPoints(n int) []int {
+	ks := make([]int, 0, min(max(n, 0), passKFull))
+	if n <= passKFull {
+		for k := 1; k <= n; k++ {
+			ks = append(ks, k)
+		}
+		return ks
+	}
+	for _, k := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 50, 100, n} {
+		if k <= n && (len(ks) == 0 || ks[len(ks)-1] < k) {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
 // costRows sums each design's cost over its suite runs.
-func (a *Aggregator) costRows(designs []string) []CostRow {
+func (a *Aggregator) costRows(designs []string, runs *suiteView) []CostRow {
+	suites := make(map[string]int)
+	runs.each(func(r *suiteRun) { suites[r.design]++ })
 	w := a.cfg.CostWeights
 	var out []CostRow
 	for _, d := range designs {
-		row := CostRow{Design: d, Currency: w.Currency}
-		var c mission.Cost
-		var wall int64
-		for k, s := range a.suites {
-			if k.design != d {
-				continue
-			}
-			row.SuiteRuns++
-			c.Add(s.cost)
-			wall += s.wallNS
+		row := CostRow{Design: d, Currency: w.Currency, SuiteRuns: suites[d]}
+		var sp spend
+		if id, ok := a.designIDs.lookup(d); ok && a.spent[id] != nil {
+			sp = *a.spent[id]
 		}
+		c, wall := sp.cost, sp.wallNS
 		row.ModelCalls, row.ToolCalls, row.Tokens, row.SandboxResets = c.ModelCalls, c.ToolCalls, c.Tokens, c.SandboxResets
 		row.WallMS = wall / 1e6
 		money := float64(c.ModelCalls)*w.PerModelCall + float64(c.Tokens)/1000*w.Per1kTokens +
@@ -373,7 +475,7 @@ func (a *Aggregator) costRows(designs []string) []CostRow {
 
 // pairedRows runs McNemar's exact test for every pair of designs and class
 // over the (mutant, trial) suite runs both designs evaluated.
-func pairedRows(designs, classes []string, runs []SuiteRunRow) []PairedRow {
+func pairedRows(designs, classes []string, runs *suiteView) []PairedRow {
 	type key struct {
 		design, build string
 		trial         int
@@ -385,17 +487,18 @@ func pairedRows(designs, classes []string, runs []SuiteRunRow) []PairedRow {
 	}
 	var units []mt
 	seen := make(map[mt]bool)
-	for _, r := range runs {
-		if r.Build == CleanBuild {
-			continue
+	runs.each(func(r *suiteRun) {
+		b := r.build
+		if b.ID == CleanBuild {
+			return
 		}
-		det[key{r.Design, r.Build, r.Trial}] = r.Detected
-		u := mt{r.Build, r.Class, r.Trial}
+		det[key{r.design, b.ID, r.trial}] = r.detected
+		u := mt{b.ID, b.Class, r.trial}
 		if !seen[u] {
 			seen[u] = true
 			units = append(units, u)
 		}
-	}
+	})
 	var out []PairedRow
 	for _, c := range classes {
 		for i, da := range designs {
@@ -431,23 +534,24 @@ func pairedRows(designs, classes []string, runs []SuiteRunRow) []PairedRow {
 }
 
 // mutantRows computes each mutant's status.
-func (a *Aggregator) mutantRows(builds []BuildInfo, runs []SuiteRunRow) []MutantRow {
+func (a *Aggregator) mutantRows(builds []BuildInfo, runs *suiteView) []MutantRow {
 	detectedBy := make(map[string]map[string]bool)
 	reached := make(map[string]int)
-	for _, r := range runs {
-		reached[r.Build] += r.Reached
-		if r.Detected {
-			if detectedBy[r.Build] == nil {
-				detectedBy[r.Build] = make(map[string]bool)
+	runs.each(func(r *suiteRun) {
+		b := r.build.ID
+		reached[b] += r.reached
+		if r.detected {
+			if detectedBy[b] == nil {
+				detectedBy[b] = make(map[string]bool)
 			}
-			detectedBy[r.Build][r.Design] = true
+			detectedBy[b][r.design] = true
 		}
-	}
+	})
 	out := make([]MutantRow, 0, len(builds))
 	for _, b := range builds {
-		o := a.obs[b.ID]
-		if o == nil {
-			o = &obsStats{}
+		o := &obsStats{}
+		if id, ok := a.buildIDs.lookup(b.ID); ok && a.obs[id] != nil {
+			o = a.obs[id]
 		}
 		row := MutantRow{
 			ID: b.ID, Class: b.Class, Location: b.Location, Operator: b.Operator,

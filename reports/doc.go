@@ -5,10 +5,30 @@
 // verdicts on hypotheses H1–H3, and the blinded human review with Cohen's
 // kappa.
 //
-// An [Aggregator] takes [Item]s one at a time (memory grows with the number
-// of suite runs, not with the number of items) and [Aggregator.Results]
+// An [Aggregator] takes [Item]s one at a time and [Aggregator.Results]
 // computes a [Results], which [WriteAll] renders as results.json
-// (baton.results/v1), report.md, report.html and tidy CSVs.
+// (baton.results/v1), report.md, report.html and tidy CSVs. Memory does not
+// follow the items: the Aggregator keeps interned ids and about 200 bytes
+// per suite run (design, build, trial), and WriteAll renders one file at a
+// time, streaming it to disk.
+//
+// results.json holds aggregates only, each of a size set by the designs,
+// builds and scenarios, never by the trials: the suite runs go to
+// suite_runs.csv alone ([Results.SuiteRuns]; runs.db has every item),
+// pass^k keeps every k only up to 20 trials ([PassKRow]; pass_k.csv has
+// every k), and report.html's drill-down shows a few example runs per
+// design and mutant ([SuiteExample]). A Results read back with
+// [LoadResults] re-renders every file but suite_runs.csv, which it leaves
+// in place.
+//
+// The validity gate discards a run ([ErrDiscarded]) unless every design
+// catches every control mutant in every trial by the rule detection counts
+// by (a scenario flagged that the clean twin does not flag), and a run
+// without a control mutant is discarded too: nothing validates its harness.
+//
+// The review key, which says what each blinded sample stands for, lives in
+// the run folder as review-key.json ([ReviewKeyFile]), outside review/,
+// the folder reviewers receive.
 //
 // Nothing here is keyed by an expected figure: every number is computed from
 // the items. The statistics are small and written by hand in stats.go, each

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"maps"
 	"os"
@@ -60,5 +61,32 @@ func TestGolden(t *testing.T) {
 			continue // checked by TestHTML*, too large to review as a golden file
 		}
 		t.Run(name, func(t *testing.T) { golden(t, name, files[name]) })
+	}
+}
+
+// TestResultsJSONStreamsMarshalIndent: results.json, written a row at a
+// time, has exactly the bytes json.MarshalIndent gives for the whole.
+func TestResultsJSONStreamsMarshalIndent(t *testing.T) {
+	k := F4(0.25)
+	withAgreement := synthResults()
+	withAgreement.SetAgreement([]AgreementRow{{A: "A", AKind: "design", B: "ann", BKind: "reviewer", N: 2, Kappa: &k}})
+	withPattern := evilResults() // markup in strings, a trace pattern set
+	empty := &Results{Schema: Schema}
+	for name, r := range map[string]*Results{"synthetic": withAgreement, "evil": withPattern, "empty": empty} {
+		t.Run(name, func(t *testing.T) {
+			r = r.normalised()
+			want, err := json.MarshalIndent(r, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, '\n')
+			var got bytes.Buffer
+			if err := writeJSON(&got, r); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(want, got.Bytes()) {
+				t.Errorf("streamed results.json differs from json.MarshalIndent\n%s", firstDiff(want, got.Bytes()))
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+	"io"
 	"math"
 	"net/url"
 	"strconv"
@@ -22,21 +23,26 @@ type htmlRow struct {
 	Cells []htmlCell
 }
 
-type htmlLink struct {
-	Text string
-	URL  string
+// drillItem is one work item of a drill-down run: a link to its trace
+// when the run names a trace pattern, else the command that regenerates it.
+type drillItem struct {
+	Scenario string
+	New      bool
+	URL      string
+	Command  string
 }
 
 type drillRun struct {
-	Build, Class, TopBlame, Location string
-	Trial                            int
-	Raw, Detected, Exact, Adjacent   bool
-	NewFlags                         []htmlLink
-	Flagged                          []string
+	Build, TopBlame, Location      string
+	Trial                          int
+	Raw, Detected, Exact, Adjacent bool
+	Items                          []drillItem
+	More                           int
 }
 
 type drill struct {
 	Anchor, Design, Class string
+	Mutants               []MutantDetection
 	Runs                  []drillRun
 	Scenarios             []ScenarioDetection
 }
@@ -48,6 +54,7 @@ type htmlView struct {
 	Exact, Adjacent       []htmlRow
 	DetSVG, LocSVG        template.HTML
 	PassSVG, PassBuildSVG template.HTML
+	PassNote              string
 	Drills                []drill
 	PassCat               [][]string
 	PassHeader            []string
@@ -74,22 +81,56 @@ func colour(v float64, empty bool) template.CSS {
 	return template.CSS(fmt.Sprintf("background:#%02x%02x%02x;color:%s", r>>8, g>>8, b>>8, fg))
 }
 
-// traceURL fills the trace pattern for one scenario of a suite run.
-func traceURL(pattern string, run SuiteRunRow, scenario string) string {
+// traceURL fills the trace pattern for one item.
+func traceURL(pattern string, ex SuiteExample, scenario string) string {
 	if pattern == "" {
 		return ""
 	}
 	return strings.NewReplacer(
-		"{build}", url.PathEscape(run.Build), "{design}", url.PathEscape(run.Design),
-		"{scenario}", url.PathEscape(scenario), "{trial}", strconv.Itoa(run.Trial),
+		"{build}", url.PathEscape(ex.Build), "{design}", url.PathEscape(ex.Design),
+		"{scenario}", url.PathEscape(scenario), "{trial}", strconv.Itoa(ex.Trial),
 	).Replace(pattern)
 }
 
-// HTML renders report.html: one self-contained file with inline SVG heat
-// maps and pass^k curves (gonum/plot) and a drill-down from every detection
-// and localisation cell to its suite runs. Every string is escaped by
-// html/template, and every label inside the SVG by vgsvg.
+// replayCommand is the command that regenerates an item's trace, run in
+// the run folder (where report.html lies); the item id is quoted for a
+// POSIX shell when it holds anything but plain characters.
+func replayCommand(itemID string) string {
+	return "baton replay . " + shellQuote(itemID) + " --trace"
+}
+
+// shellQuote quotes s for a POSIX shell unless it is made of characters no
+// shell treats specially.
+func shellQuote(s string) string {
+	plain := s != ""
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_./:@%+=,-", c)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// HTML renders report.html into memory; see [WriteHTML].
 func HTML(r *Results) ([]byte, error) {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// WriteHTML writes report.html to out: one self-contained file with inline
+// SVG heat maps and pass^k curves (gonum/plot) and a drill-down from every
+// detection and localisation cell to its mutants and example suite runs,
+// whose items link to their traces ([Results.TracePattern]) or show the
+// command that regenerates them. Every string is escaped by html/template,
+// and every label inside the SVG by vgsvg.
+func WriteHTML(out io.Writer, r *Results) error {
 	r = r.normalised()
 	designs, classes := designsAndClasses(r)
 	v := htmlView{R: r, ClassNames: classes}
@@ -108,14 +149,23 @@ func HTML(r *Results) ([]byte, error) {
 			a := fmt.Sprintf("cell-%d", len(v.Drills)+1)
 			anchor[[2]string{d, c}] = a
 			dr := drill{Anchor: a, Design: d, Class: c}
-			for _, s := range r.SuiteRuns {
-				if s.Design != d || s.Class != c || s.Build == CleanBuild {
+			for _, m := range r.DetectionByMutant {
+				if m.Design == d && m.Class == c {
+					dr.Mutants = append(dr.Mutants, m)
+				}
+			}
+			for _, ex := range r.Examples {
+				if ex.Design != d || ex.Class != c {
 					continue
 				}
-				run := drillRun{Build: s.Build, Class: s.Class, Trial: s.Trial, TopBlame: s.TopBlame, Location: s.Location,
-					Raw: s.Raw, Detected: s.Detected, Exact: s.Exact, Adjacent: s.Adjacent, Flagged: s.Flagged}
-				for _, sc := range s.NewFlags {
-					run.NewFlags = append(run.NewFlags, htmlLink{Text: sc, URL: traceURL(r.TracePattern, s, sc)})
+				run := drillRun{Build: ex.Build, Trial: ex.Trial, TopBlame: ex.TopBlame, Location: ex.Location,
+					Raw: ex.Raw, Detected: ex.Detected, Exact: ex.Exact, Adjacent: ex.Adjacent, More: ex.MoreItems}
+				for _, it := range ex.Items {
+					di := drillItem{Scenario: it.Scenario, New: it.New, URL: traceURL(r.TracePattern, ex, it.Scenario)}
+					if di.URL == "" {
+						di.Command = replayCommand(it.ID)
+					}
+					run.Items = append(run.Items, di)
 				}
 				dr.Runs = append(dr.Runs, run)
 			}
@@ -166,61 +216,59 @@ func HTML(r *Results) ([]byte, error) {
 		x := det[[2]string{d, c}]
 		return x.Detected, x.N
 	}); err != nil {
-		return nil, err
+		return err
 	}
 	if v.LocSVG, err = heat("Exact localisation (design × class)", func(d, c string) (int, int) {
 		x := loc[[2]string{d, c}]
 		return x.Exact, x.Flagged
 	}); err != nil {
-		return nil, err
+		return err
 	}
 
 	var cleanCurves, buildCurves []curve
-	type acc struct {
-		sum []float64
-		n   int
-	}
-	byBuild := make(map[string]*acc)
-	var buildOrder []string
 	for _, x := range r.PassKByCategory {
-		ys := make([]float64, len(x.PassK))
-		for i, p := range x.PassK {
-			ys[i] = Round4(float64(p)) // as results.json holds it
+		if x.Build != CleanBuild {
+			continue
 		}
-		if x.Build == CleanBuild {
-			cleanCurves = append(cleanCurves, curve{name: x.Category, ys: ys})
+		c := curve{name: x.Category}
+		for i, k := range x.K {
+			if i < len(x.PassK) {
+				c.xs = append(c.xs, float64(k))
+				c.ys = append(c.ys, float64(x.PassK[i])) // as results.json holds it
+			}
 		}
+		cleanCurves = append(cleanCurves, c)
 	}
-	for _, x := range r.PassK {
-		a := byBuild[x.Build]
-		if a == nil {
-			a = &acc{sum: make([]float64, len(x.PassK))}
-			byBuild[x.Build] = a
+	// Per build, the mean over its scenarios at the k results.json keeps
+	// for the fewest trials of any of them, from each scenario's n and c.
+	var buildOrder []string
+	byBuild := make(map[string][]*PassKRow)
+	for i := range r.PassK {
+		x := &r.PassK[i]
+		if byBuild[x.Build] == nil {
 			buildOrder = append(buildOrder, x.Build)
 		}
-		if len(x.PassK) < len(a.sum) {
-			a.sum = a.sum[:len(x.PassK)]
-		}
-		for i := range a.sum {
-			a.sum[i] += Round4(float64(x.PassK[i]))
-		}
-		a.n++
+		byBuild[x.Build] = append(byBuild[x.Build], x)
 	}
 	for _, b := range buildOrder {
-		a := byBuild[b]
-		ys := make([]float64, len(a.sum))
-		for i, s := range a.sum {
-			ys[i] = s / float64(a.n)
+		g := passKGroup{build: b, rows: byBuild[b], n: byBuild[b][0].N}
+		for _, x := range g.rows {
+			g.n = min(g.n, x.N)
 		}
-		buildCurves = append(buildCurves, curve{name: b, ys: ys})
+		c := curve{name: b}
+		for _, k := range passKPoints(g.n) {
+			c.xs = append(c.xs, float64(k))
+			c.ys = append(c.ys, Round4(g.mean(k)))
+		}
+		buildCurves = append(buildCurves, c)
 	}
 	s, err := passKSVG("pass^k by category, clean build", cleanCurves)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	v.PassSVG = template.HTML(s)
 	if s, err = passKSVG("pass^k by build, mean over scenarios", buildCurves); err != nil {
-		return nil, err
+		return err
 	}
 	v.PassBuildSVG = template.HTML(s)
 
@@ -236,20 +284,20 @@ func HTML(r *Results) ([]byte, error) {
 	for _, x := range r.PassKByCategory {
 		row := []string{x.Build, x.Category, itoa(x.Scenarios), itoa(x.N)}
 		for _, k := range ks {
-			if k <= len(x.PassK) {
-				row = append(row, fmt.Sprintf("%.2f", float64(x.PassK[k-1])))
+			if p, ok := x.At(k); ok {
+				row = append(row, fmt.Sprintf("%.2f", float64(p)))
 			} else {
 				row = append(row, "")
 			}
 		}
 		v.PassCat = append(v.PassCat, row)
 	}
+	v.PassNote = passKNote
 
-	var b bytes.Buffer
-	if err := htmlTmpl.Execute(&b, v); err != nil {
-		return nil, fmt.Errorf("render html: %w", err)
+	if err := htmlTmpl.Execute(out, v); err != nil {
+		return fmt.Errorf("render html: %w", err)
 	}
-	return b.Bytes(), nil
+	return nil
 }
 
 var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
@@ -281,8 +329,8 @@ details{margin:.5rem 0}
 {{.R.Protocol.Trials}} trials, contract level {{.R.Protocol.ContractLevel}}. Schema {{.R.Schema}}.</p>
 
 <h2 id="validity">Validity</h2>
-{{if .R.Validity.Valid}}<p class="valid"><b>Valid.</b> Every design flagged every control suite run ({{.R.Validity.ControlSuiteRuns}} checked).{{with .R.Validity.Reason}} Note: {{.}}.{{end}}</p>
-{{else}}<p class="discarded"><b>DISCARDED.</b> {{.R.Validity.Reason}}. The harness is broken: no figure below stands.</p>{{end}}
+{{if .R.Validity.Valid}}<p class="valid"><b>Valid.</b> Every design caught every control mutant in every trial ({{.R.Validity.ControlSuiteRuns}} control suite runs checked): each flagged a scenario that its clean twin does not flag.{{with .R.Validity.Reason}} Note: {{.}}.{{end}}</p>
+{{else}}<p class="discarded"><b>DISCARDED.</b> {{.R.Validity.Reason}}. The harness is not validated: no figure below stands.</p>{{end}}
 
 <h2 id="hypotheses">Hypotheses</h2>
 <ul>{{range .R.Hypotheses}}
@@ -311,6 +359,7 @@ details{margin:.5rem 0}
 {{end}}</table>
 
 <h2 id="pass-k">pass^k by category</h2>
+<p>{{.PassNote}}</p>
 {{.PassSVG}}
 {{.PassBuildSVG}}
 <table><tr>{{range .PassHeader}}<th>{{.}}</th>{{end}}</tr>
@@ -343,11 +392,18 @@ details{margin:.5rem 0}
 {{end}}</table>
 
 <h2 id="drill-down">Drill-down</h2>
+<p>Each cell's mutants, then, for each design and mutant, the first trial the design detected it in and the first it missed it in, with their items:
+the scenarios newly flagged (flagged here, not on the clean twin) of a detected run, the scenarios flagged on both of a missed one.
+suite_runs.csv has every suite run and runs.db every item.
+{{if .R.TracePattern}}Each item links to its trace.{{else}}Run an item's command in the run folder (where this report lies) to regenerate its trace.{{end}}</p>
 {{range .Drills}}
 <section id="{{.Anchor}}">
 <h3>Design {{.Design}}, class {{.Class}}</h3>
-{{if .Runs}}<table><tr><th>mutant</th><th>trial</th><th>detected</th><th>raw</th><th>newly flagged scenarios</th><th>all flagged</th><th>top blame</th><th>ground truth</th><th>exact</th><th>adjacent</th></tr>
-{{range .Runs}}<tr><td>{{.Build}}</td><td>{{.Trial}}</td><td>{{.Detected}}</td><td>{{.Raw}}</td><td>{{range $i, $l := .NewFlags}}{{if $i}}, {{end}}{{if $l.URL}}<a href="{{$l.URL}}">{{$l.Text}}</a>{{else}}{{$l.Text}}{{end}}{{end}}</td><td>{{join .Flagged}}</td><td>{{.TopBlame}}</td><td>{{.Location}}</td><td>{{.Exact}}</td><td>{{.Adjacent}}</td></tr>
+{{if .Mutants}}<table><tr><th>mutant</th><th>detected</th><th>raw</th></tr>
+{{range .Mutants}}<tr><td>{{.Build}}</td><td>{{rate .Detected .N}}</td><td>{{rate .RawDetected .N}}</td></tr>
+{{end}}</table>{{end}}
+{{if .Runs}}<table><tr><th>mutant</th><th>trial</th><th>detected</th><th>raw</th><th>items</th><th>top blame</th><th>ground truth</th><th>exact</th><th>adjacent</th></tr>
+{{range .Runs}}<tr><td>{{.Build}}</td><td>{{.Trial}}</td><td>{{.Detected}}</td><td>{{.Raw}}</td><td>{{range .Items}}<div>{{if .URL}}<a href="{{.URL}}">{{.Scenario}}</a>{{else}}{{.Scenario}}: <code>{{.Command}}</code>{{end}}</div>{{else}}none flagged{{end}}{{with .More}}<div>and {{.}} more</div>{{end}}</td><td>{{.TopBlame}}</td><td>{{.Location}}</td><td>{{.Exact}}</td><td>{{.Adjacent}}</td></tr>
 {{end}}</table>{{else}}<p>No suite runs.</p>{{end}}
 {{if .Scenarios}}<table><tr><th>mutant</th><th>scenario</th><th>detected</th><th>raw</th></tr>
 {{range .Scenarios}}<tr><td>{{.Build}}</td><td>{{.Scenario}}</td><td>{{rate .Detected .N}}</td><td>{{rate .RawDetected .N}}</td></tr>

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"html/template"
 	"regexp"
 	"strings"
 	"testing"
@@ -88,4 +89,52 @@ func TestHTMLDrillDown(t *testing.T) {
 	if v, d := strings.Index(html, `id="validity"`), strings.Index(html, `id="detection"`); v < 0 || v > d {
 		t.Error("validity does not come before detection")
 	}
+}
+
+func TestHTMLReplayCommands(t *testing.T) {
+	evilItem := "m" + evil + "/A/S01" + evil + "/0"
+	if got, want := replayCommand(evilItem), `baton replay . 'm<script>alert("x")</script>/A/S01<script>alert("x")</script>/0' --trace`; got != want {
+		t.Errorf("replayCommand = %s, want %s", got, want)
+	}
+	if got, want := replayCommand("ctx-1/B/S01/3"), "baton replay . ctx-1/B/S01/3 --trace"; got != want {
+		t.Errorf("replayCommand = %s, want %s", got, want)
+	}
+	if got, want := shellQuote("it's"), `'it'\''s'`; got != want {
+		t.Errorf("shellQuote = %s, want %s", got, want)
+	}
+
+	r := evilResults()
+	r.TracePattern = ""
+	html := string(renderAll(t, r)["report.html"])
+	if strings.Contains(html, "<script") {
+		t.Fatal("report.html carries a live <script> element")
+	}
+	if want := template.HTMLEscapeString(replayCommand(evilItem)); !strings.Contains(html, "<code>"+want+"</code>") {
+		t.Errorf("report.html does not show the escaped replay command %s", want)
+	}
+	if strings.Contains(html, `href="traces`) {
+		t.Error("report.html links to traces although the run names no trace pattern")
+	}
+
+	t.Run("every example item of the synthetic run has its command", func(t *testing.T) {
+		r := synthResults()
+		html := string(renderAll(t, r)["report.html"])
+		items := 0
+		for _, ex := range r.Examples {
+			for _, it := range ex.Items {
+				items++
+				if !strings.Contains(html, "<code>baton replay . "+it.ID+" --trace</code>") {
+					t.Errorf("no replay command for %s", it.ID)
+				}
+			}
+		}
+		if items < 10 {
+			t.Errorf("%d example items, want the synthetic run's detected mutants to give more than 10", items)
+		}
+		r.TracePattern = "traces/{build}_{design}_{scenario}_{trial}.jsonl"
+		html = string(renderAll(t, r)["report.html"])
+		if !strings.Contains(html, `<a href="traces/ctx-1_B_S01_0.jsonl">S01</a>`) || strings.Contains(html, "baton replay . ctx-1") {
+			t.Error("with a trace pattern, items link to traces/<id>.jsonl instead of showing a command")
+		}
+	})
 }

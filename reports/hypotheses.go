@@ -94,21 +94,28 @@ func h1(r *Results, th Thresholds) Hypothesis {
 		h.Verdict, h.Why = Inconclusive, fmt.Sprintf("not enough suite runs: A hand-off %d, control %d", ho.n, ctl.n)
 		return h
 	}
-	gap, _, gapHi, gapS := diff(ctl, ho)
+	gap, gapLo, gapHi, gapS := diff(ctl, ho)
 	_, hoHi := ho.ci()
 	ctlLo, _ := ctl.ci()
 	overlap := hoHi >= ctlLo
-	why := fmt.Sprintf("A detects hand-off defects in %s and the control in %s; gap %s (Newcombe), threshold %s; intervals %s",
+	why := fmt.Sprintf("A detects hand-off defects in %s and the control in %s; gap control−hand-off %s (Newcombe), threshold %s; intervals %s",
 		ho, ctl, gapS, F4(th.H1MinGap), map[bool]string{true: "overlap", false: "do not overlap"}[overlap])
 	switch {
-	case gap >= th.H1MinGap && !overlap:
+	case gapLo >= th.H1MinGap && !overlap:
 		h.Verdict = Confirmed
+		why += "; the gap's lower bound reaches the threshold"
+	case gap <= 0:
+		h.Verdict = Refuted
+		why += "; A's hand-off detection is not below its control detection at all"
 	case gapHi < th.H1MinGap:
 		h.Verdict = Refuted
 		why += "; even the gap's upper bound is below the threshold"
+	case overlap:
+		h.Verdict = Inconclusive
+		why += "; the intervals overlap"
 	default:
 		h.Verdict = Inconclusive
-		why += "; the gap's interval straddles the threshold or the intervals overlap"
+		why += "; the gap's interval straddles the threshold"
 	}
 	h.Why = why
 	return h
@@ -123,11 +130,16 @@ const (
 	fails
 )
 
+// h2Refutation is the protocol's own refutation criterion for H2, quoted
+// from the protocol seed ("What would confirm or refute it"): H2 is refuted
+// whatever the thresholds say when C misses a hand-off class that B reveals.
+const h2Refutation = "It is refuted if contracts miss whole classes — escalation gaps are the likeliest — that only an end-to-end state check reveals."
+
 func h2(r *Results, th Thresholds) Hypothesis {
 	h := Hypothesis{
 		ID: "H2",
-		Statement: fmt.Sprintf("Contracts close most of the gap: design C's hand-off detection is within %s of design B's, its exact localisation at least %s above B's, at most %s of B's cost per suite, and it misses no hand-off class that B detects.",
-			F4(th.H2MaxDetectionGap), F4(th.H2MinLocalisationGain), F4(th.H2MaxCostRatio)),
+		Statement: fmt.Sprintf("Contracts close most of the gap: design C's hand-off detection is within %s of design B's, its exact localisation at least %s above B's, and it costs at most %s of B's per suite. By the protocol's refutation criterion (“%s”), C must also miss no hand-off class that B detects.",
+			F4(th.H2MaxDetectionGap), F4(th.H2MinLocalisationGain), F4(th.H2MaxCostRatio), h2Refutation),
 	}
 	if !hasDesign(r, "B") || !hasDesign(r, "C") {
 		h.Verdict, h.Why = Inconclusive, "designs B and C must both be in the run"
@@ -211,7 +223,7 @@ func h2(r *Results, th Thresholds) Hypothesis {
 		_, cHi := Wilson(d.Detected, d.N)
 		if b.n > 0 && bLo > cHi {
 			conds = append(conds, fails)
-			why = append(why, fmt.Sprintf("C misses class %s entirely (%s) that B detects (%s)", d.Class, tally{d.Detected, d.N}, b))
+			why = append(why, fmt.Sprintf("C misses class %s entirely (%s) that B detects (%s): refuted by the protocol's criterion", d.Class, tally{d.Detected, d.N}, b))
 		}
 	}
 

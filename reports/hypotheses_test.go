@@ -61,6 +61,23 @@ func TestHypotheses(t *testing.T) {
 			{design: "A", class: "context_loss", detected: 3, n: 10},
 			{design: "A", class: "control", detected: 8, n: 10},
 		}, "overlap"},
+		{"H1 inconclusive: the point gap clears the threshold, its interval does not", "H1", Inconclusive, []fig{
+			// Gap 0.4 with separate Wilson intervals ([0.11–0.33] and
+			// [0.46–0.72]), but the Newcombe interval of the gap starts at
+			// 0.21, below 0.3: not confirmed on the point estimate.
+			{design: "A", class: "context_loss", detected: 10, n: 50},
+			{design: "A", class: "control", detected: 30, n: 50},
+		}, "gap control−hand-off 0.4 [0.2"},
+		{"H1 confirmed: the gap's lower bound clears the threshold", "H1", Confirmed, []fig{
+			{design: "A", class: "context_loss", detected: 20, n: 200},
+			{design: "A", class: "control", detected: 160, n: 200},
+		}, "lower bound reaches the threshold"},
+		{"H1 refuted: hand-off detection not below the control's", "H1", Refuted, []fig{
+			// The gap's upper bound (0.31) still reaches 0.3 with n = 3,
+			// but A catches hand-off defects better than the control.
+			{design: "A", class: "context_loss", detected: 2, n: 3},
+			{design: "A", class: "control", detected: 1, n: 3},
+		}, "not below its control detection at all"},
 		{"H1 inconclusive without control runs", "H1", Inconclusive, []fig{
 			{design: "A", class: "context_loss", detected: 3, n: 10},
 		}, "control 0"},
@@ -103,6 +120,14 @@ func TestHypotheses(t *testing.T) {
 			}
 		})
 	}
+	t.Run("H2 names where its extra criterion comes from", func(t *testing.T) {
+		h := verdict(t, resultsOf(), "H2")
+		for _, want := range []string{"the protocol's refutation criterion", "It is refuted if contracts miss whole classes", "C must also miss no hand-off class that B detects"} {
+			if !strings.Contains(h.Statement, want) {
+				t.Errorf("H2 statement %q does not say %q", h.Statement, want)
+			}
+		}
+	})
 	t.Run("missing design", func(t *testing.T) {
 		r := resultsOf(fig{design: "A", class: "control", detected: 1, n: 1})
 		r.Cost = r.Cost[:1]

@@ -27,7 +27,9 @@ type Item struct {
 	// From the oracle of the runs behind this item.
 	Slipped bool `json:"slipped"` // a slip fired
 	Faulted bool `json:"faulted"` // a fault fired
-	Reached int  `json:"reached"` // how often the mutant's seam acted
+	// Reached is how often the mutant's seam was hit on its target
+	// (its edge, agent or tool), whether or not it changed anything.
+	Reached int `json:"reached"`
 
 	// Observation runs only.
 	Success   bool   `json:"success"`    // the integrated run's end state was accepted

@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 )
@@ -24,9 +25,17 @@ func rateCell(k, n int) string {
 	return fmt.Sprintf("%.2f [%.2f–%.2f] (%d/%d)", ratio(k, n), lo, hi, k, n)
 }
 
-type mdWriter struct{ bytes.Buffer }
+// mdWriter writes Markdown lines to w, keeping the first error.
+type mdWriter struct {
+	w   io.Writer
+	err error
+}
 
-func (w *mdWriter) p(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+func (w *mdWriter) p(format string, args ...any) {
+	if w.err == nil {
+		_, w.err = fmt.Fprintf(w.w, format+"\n", args...)
+	}
+}
 
 func (w *mdWriter) table(header []string, rows [][]string) {
 	esc := func(cells []string) string {
@@ -80,6 +89,9 @@ func designsAndClasses(r *Results) (designs, classes []string) {
 	return designs, classes
 }
 
+// passKNote says where each pass^k lives.
+const passKNote = "results.json keeps pass^k for every k = 1..n when n ≤ 20, else for k = 1..10, 20, 50, 100 and n; pass_k.csv and pass_k_by_category.csv have every k = 1..n."
+
 // passKColumns picks which k to show in a table: 1, 2, 3, 5, 10, 20, 50 and
 // the largest n, each at most maxN.
 func passKColumns(maxN int) []int {
@@ -95,7 +107,14 @@ func passKColumns(maxN int) []int {
 // Markdown renders report.md: validity and hypotheses first, then the
 // tables.
 func Markdown(r *Results) []byte {
-	var w mdWriter
+	var b bytes.Buffer
+	WriteMarkdown(&b, r) // a bytes.Buffer does not fail
+	return b.Bytes()
+}
+
+// WriteMarkdown writes report.md to w.
+func WriteMarkdown(out io.Writer, r *Results) error {
+	w := &mdWriter{w: out}
 	pr := r.Protocol
 	w.p("# baton report")
 	w.p("")
@@ -106,13 +125,13 @@ func Markdown(r *Results) []byte {
 	w.p("## Validity")
 	w.p("")
 	if r.Validity.Valid {
-		w.p("**Valid.** Every design flagged every control suite run (%d checked).", r.Validity.ControlSuiteRuns)
+		w.p("**Valid.** Every design caught every control mutant in every trial (%d control suite runs checked): each flagged a scenario that its clean twin does not flag.", r.Validity.ControlSuiteRuns)
 		if r.Validity.Reason != "" {
 			w.p("")
 			w.p("Note: %s.", mdText.Replace(r.Validity.Reason))
 		}
 	} else {
-		w.p("**DISCARDED.** %s. The harness is broken: no figure below stands.", mdText.Replace(r.Validity.Reason))
+		w.p("**DISCARDED.** %s. The harness is not validated: no figure below stands.", mdText.Replace(r.Validity.Reason))
 	}
 	w.p("")
 
@@ -213,6 +232,8 @@ func Markdown(r *Results) []byte {
 	w.p("")
 	w.p("Mean over a category's scenarios of the unbiased estimator C(c,k)/C(n,k) from the integrated runs' mission success.")
 	w.p("")
+	w.p("%s", passKNote)
+	w.p("")
 	maxN := 0
 	for _, x := range r.PassKByCategory {
 		maxN = max(maxN, x.N)
@@ -226,8 +247,8 @@ func Markdown(r *Results) []byte {
 	for _, x := range r.PassKByCategory {
 		row := []string{x.Build, x.Category, itoa(x.Scenarios), itoa(x.N)}
 		for _, k := range ks {
-			if k <= len(x.PassK) {
-				row = append(row, fmt.Sprintf("%.2f", float64(x.PassK[k-1])))
+			if v, ok := x.At(k); ok {
+				row = append(row, fmt.Sprintf("%.2f", float64(v)))
 			} else {
 				row = append(row, "")
 			}
@@ -281,7 +302,7 @@ func Markdown(r *Results) []byte {
 			fmt.Sprintf("%d/%d", x.TraceDiffs, x.Observations), orDash(strings.Join(x.DetectedBy, ", "))})
 	}
 	w.table([]string{"mutant", "class", "location", "operator", "status", "reached", "trace diffs", "detected by"}, mu)
-	return w.Bytes()
+	return w.err
 }
 
 func orDash(s string) string {

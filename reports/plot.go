@@ -117,8 +117,8 @@ func ticks(names []string) plot.ConstantTicks {
 
 // curve is one line of a pass^k plot.
 type curve struct {
-	name string
-	ys   []float64 // ys[k-1] = pass^k
+	name   string
+	xs, ys []float64 // ys[i] = pass^k for k = xs[i]
 }
 
 // passKSVG draws pass^k against k, one line per curve.
@@ -146,8 +146,8 @@ func passKPlot(title string, curves []curve) (*plot.Plot, error) {
 			continue
 		}
 		xys := make(plotter.XYs, len(c.ys))
-		for k, y := range c.ys {
-			xys[k] = plotter.XY{X: float64(k + 1), Y: y}
+		for i, y := range c.ys {
+			xys[i] = plotter.XY{X: c.xs[i], Y: y}
 		}
 		line, pts, err := plotter.NewLinePoints(xys)
 		if err != nil {

@@ -87,13 +87,14 @@ func TestRecomputeResults(t *testing.T) {
 			switch section {
 			case "pass_k":
 				n, c := int(num(t, row, "n")), int(num(t, row, "c"))
-				ks := row["pass_k"].([]any)
-				if len(ks) != n {
-					t.Errorf("%s: %d pass^k values, want n = %d", where, len(ks), n)
+				vals, ks := row["pass_k"].([]any), row["k"].([]any)
+				if len(vals) != n || len(ks) != n {
+					t.Errorf("%s: %d pass^k values at %d k, want every k up to n = %d", where, len(vals), len(ks), n)
 				}
-				for j, p := range ks {
-					if want := Round4(PassK(n, c, j+1)); p.(float64) != want {
-						t.Errorf("%s: pass^%d = %v, want %v", where, j+1, p, want)
+				for j, p := range vals {
+					k := int(ks[j].(float64))
+					if want := Round4(PassK(n, c, k)); k != j+1 || p.(float64) != want {
+						t.Errorf("%s: k[%d] = %d, pass^k = %v, want k = %d, %v", where, j, k, p, j+1, want)
 					}
 				}
 			case "paired":
@@ -134,8 +135,9 @@ func TestRecomputeResults(t *testing.T) {
 	for _, c := range r.PassKByCategory {
 		key := c.Build + "/" + c.Category
 		for j, p := range c.PassK {
-			if want := Round4(byCat[key][j] / float64(count[key])); float64(p) != want {
-				t.Errorf("pass_k_by_category %s k=%d = %v, want %v", key, j+1, p, want)
+			k := c.K[j]
+			if want := Round4(byCat[key][k-1] / float64(count[key])); float64(p) != want {
+				t.Errorf("pass_k_by_category %s k=%d = %v, want %v", key, k, p, want)
 			}
 		}
 	}

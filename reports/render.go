@@ -5,55 +5,150 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"maps"
+	"io"
+	"iter"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 )
 
 // WriteAll renders r into dir: results.json, report.md, report.html and
-// one tidy CSV per table. Every file is written atomically.
+// one tidy CSV per table ([Files]). Files are written one at a time, each
+// streamed through a buffer into a temporary file renamed into place, so a
+// reader never sees half a file and memory holds one file's rendering state
+// at most, never every file. A Results read back from results.json has no
+// suite runs: WriteAll then leaves suite_runs.csv as it is.
 func WriteAll(dir string, r *Results) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write reports: %w", err)
 	}
-	files, err := Render(r)
-	if err != nil {
-		return fmt.Errorf("write reports: %w", err)
-	}
-	for _, name := range slices.Sorted(maps.Keys(files)) {
-		if err := writeFileAtomic(filepath.Join(dir, name), files[name]); err != nil {
+	for _, f := range Files(r) {
+		if err := writeFileAtomic(filepath.Join(dir, f.Name), f.Write); err != nil {
 			return fmt.Errorf("write reports: %w", err)
 		}
 	}
 	return nil
 }
 
-// Render returns every report file's name and bytes, without writing.
-func Render(r *Results) (map[string][]byte, error) {
+// File is one report file: its name in the run folder and what writes it.
+type File struct {
+	Name  string
+	Write func(w io.Writer) error
+}
+
+// Files lists every report file of r, sorted by name, each rendered only
+// when its Write is called: results.json, report.md, report.html and one
+// CSV per table of [Tables].
+func Files(r *Results) []File {
 	r = r.normalised()
-	files := make(map[string][]byte)
-	js, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("results.json: %w", err)
+	files := []File{
+		{"results.json", func(w io.Writer) error { return writeJSON(w, r) }},
+		{"report.md", func(w io.Writer) error { return WriteMarkdown(w, r) }},
+		{"report.html", func(w io.Writer) error { return WriteHTML(w, r) }},
 	}
-	files["results.json"] = append(js, '\n')
-	files["report.md"] = Markdown(r)
-	html, err := HTML(r)
-	if err != nil {
-		return nil, fmt.Errorf("report.html: %w", err)
-	}
-	files["report.html"] = html
 	for _, t := range Tables(r) {
-		b, err := t.CSV()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", t.Name, err)
-		}
-		files[t.Name+".csv"] = b
+		files = append(files, File{t.Name + ".csv", t.WriteCSV})
 	}
-	return files, nil
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Name, b.Name) })
+	return files
+}
+
+// Render returns every report file's name and bytes, without writing: a
+// convenience for tests and small runs that holds every file in memory at
+// once, which [WriteAll] never does.
+func Render(r *Results) (map[string][]byte, error) {
+	out := make(map[string][]byte)
+	for _, f := range Files(r) {
+		var b bytes.Buffer
+		if err := f.Write(&b); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Name, err)
+		}
+		out[f.Name] = b.Bytes()
+	}
+	return out, nil
+}
+
+// writeJSON writes results.json: the bytes of json.MarshalIndent(r, "",
+// "  ") and a newline, streamed one top-level key and one row at a time so
+// that the whole document never sits in memory.
+func writeJSON(w io.Writer, r *Results) error {
+	if err := streamJSON(w, reflect.ValueOf(r).Elem()); err != nil {
+		return fmt.Errorf("results.json: %w", err)
+	}
+	return nil
+}
+
+// streamJSON writes the struct v as json.MarshalIndent with indent "  "
+// would, each slice field element by element.
+func streamJSON(w io.Writer, v reflect.Value) error {
+	ew := &errWriter{w: w}
+	ew.str("{")
+	first := true
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if !f.IsExported() || tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = f.Name
+		}
+		fv := v.Field(i)
+		if strings.Contains(opts, "omitempty") && fv.IsZero() {
+			continue
+		}
+		if !first {
+			ew.str(",")
+		}
+		first = false
+		key, _ := json.Marshal(name)
+		ew.str("\n  " + string(key) + ": ")
+		if fv.Kind() != reflect.Slice || fv.Len() == 0 {
+			ew.json(fv.Interface(), "  ")
+			continue
+		}
+		ew.str("[")
+		for j := range fv.Len() {
+			if j > 0 {
+				ew.str(",")
+			}
+			ew.str("\n    ")
+			ew.json(fv.Index(j).Interface(), "    ")
+		}
+		ew.str("\n  ]")
+	}
+	ew.str("\n}\n")
+	return ew.err
+}
+
+// errWriter writes until the first error and keeps it.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) str(s string) {
+	if e.err == nil {
+		_, e.err = io.WriteString(e.w, s)
+	}
+}
+
+// json writes v indented as if nested at prefix.
+func (e *errWriter) json(v any, prefix string) {
+	if e.err != nil {
+		return
+	}
+	b, err := json.MarshalIndent(v, prefix, "  ")
+	if err != nil {
+		e.err = err
+		return
+	}
+	_, e.err = e.w.Write(b)
 }
 
 // normalised returns a copy of r whose nil slices are empty, so that JSON
@@ -73,7 +168,7 @@ func (r *Results) normalised() *Results {
 	c.Cost = nonNil(c.Cost)
 	c.Paired = nonNil(c.Paired)
 	c.Mutants = nonNil(c.Mutants)
-	c.SuiteRuns = nonNil(c.SuiteRuns)
+	c.Examples = nonNil(c.Examples)
 	return &c
 }
 
@@ -85,23 +180,50 @@ func nonNil[T any](s []T) []T {
 }
 
 // Table is one tidy table: a name (its CSV file's base name), a header and
-// rows of formatted cells.
+// its rows of formatted cells, produced one at a time as they are written,
+// so a table as long as pass_k or suite_runs never sits in memory whole. A
+// row may be reused for the next: copy it to keep it.
 type Table struct {
 	Name   string
 	Header []string
-	Rows   [][]string
+	Rows   iter.Seq[[]string]
 }
 
-// CSV writes the table as CSV.
+// WriteCSV writes the table as CSV to w.
+func (t Table) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(t.Header); err != nil {
+		return err
+	}
+	if t.Rows != nil {
+		for row := range t.Rows {
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// CSV returns the table as CSV.
 func (t Table) CSV() ([]byte, error) {
 	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	w.Write(t.Header)
-	w.WriteAll(t.Rows)
-	if err := w.Error(); err != nil {
+	if err := t.WriteCSV(&b); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// rowsOf yields one row per element of s.
+func rowsOf[T any](s []T, row func(x *T) []string) iter.Seq[[]string] {
+	return func(yield func([]string) bool) {
+		for i := range s {
+			if !yield(row(&s[i])) {
+				return
+			}
+		}
+	}
 }
 
 func itoa(i int) string      { return strconv.Itoa(i) }
@@ -109,19 +231,18 @@ func btoa(b bool) string     { return strconv.FormatBool(b) }
 func ci(c CI) []string       { return []string{c[0].String(), c[1].String()} }
 func join(s []string) string { return strings.Join(s, ";") }
 
-// Tables returns every table of r in tidy (long) form.
+// Tables returns every table of r in tidy (long) form. suite_runs is there
+// only when r carries its suite runs ([Results.HasSuiteRuns]).
 func Tables(r *Results) []Table {
 	var ts []Table
 
-	v := Table{Name: "validity", Header: []string{"valid", "reason", "control_suite_runs"}}
-	v.Rows = append(v.Rows, []string{btoa(r.Validity.Valid), r.Validity.Reason, itoa(r.Validity.ControlSuiteRuns)})
-	ts = append(ts, v)
+	ts = append(ts, Table{Name: "validity", Header: []string{"valid", "reason", "control_suite_runs"},
+		Rows: rowsOf([]Validity{r.Validity}, func(v *Validity) []string {
+			return []string{btoa(v.Valid), v.Reason, itoa(v.ControlSuiteRuns)}
+		})})
 
-	h := Table{Name: "hypotheses", Header: []string{"id", "verdict", "statement", "why"}}
-	for _, x := range r.Hypotheses {
-		h.Rows = append(h.Rows, []string{x.ID, x.Verdict, x.Statement, x.Why})
-	}
-	ts = append(ts, h)
+	ts = append(ts, Table{Name: "hypotheses", Header: []string{"id", "verdict", "statement", "why"},
+		Rows: rowsOf(r.Hypotheses, func(x *Hypothesis) []string { return []string{x.ID, x.Verdict, x.Statement, x.Why} })})
 
 	rateCols := []string{"detected", "raw_detected", "n", "rate", "ci_low", "ci_high", "raw_rate", "raw_ci_low", "raw_ci_high"}
 	rateCells := func(det, raw, n int, rate F4, c CI, rawRate F4, rc CI) []string {
@@ -130,100 +251,110 @@ func Tables(r *Results) []Table {
 		out = append(out, rawRate.String())
 		return append(out, ci(rc)...)
 	}
-	d := Table{Name: "detection", Header: append([]string{"design", "class", "mutants"}, rateCols...)}
-	for _, x := range r.Detection {
-		d.Rows = append(d.Rows, append([]string{x.Design, x.Class, itoa(x.Mutants)}, rateCells(x.Detected, x.RawDetected, x.N, x.Rate, x.CI95, x.RawRate, x.RawCI95)...))
-	}
-	ts = append(ts, d)
+	ts = append(ts, Table{Name: "detection", Header: append([]string{"design", "class", "mutants"}, rateCols...),
+		Rows: rowsOf(r.Detection, func(x *DetectionRow) []string {
+			return append([]string{x.Design, x.Class, itoa(x.Mutants)}, rateCells(x.Detected, x.RawDetected, x.N, x.Rate, x.CI95, x.RawRate, x.RawCI95)...)
+		})})
 
-	dm := Table{Name: "detection_by_mutant", Header: append([]string{"design", "build", "class"}, rateCols...)}
-	for _, x := range r.DetectionByMutant {
-		dm.Rows = append(dm.Rows, append([]string{x.Design, x.Build, x.Class}, rateCells(x.Detected, x.RawDetected, x.N, x.Rate, x.CI95, x.RawRate, x.RawCI95)...))
-	}
-	ts = append(ts, dm)
+	ts = append(ts, Table{Name: "detection_by_mutant", Header: append([]string{"design", "build", "class"}, rateCols...),
+		Rows: rowsOf(r.DetectionByMutant, func(x *MutantDetection) []string {
+			return append([]string{x.Design, x.Build, x.Class}, rateCells(x.Detected, x.RawDetected, x.N, x.Rate, x.CI95, x.RawRate, x.RawCI95)...)
+		})})
 
-	ds := Table{Name: "detection_by_scenario", Header: append([]string{"design", "build", "class", "scenario"}, rateCols...)}
-	for _, x := range r.DetectionByScenario {
-		ds.Rows = append(ds.Rows, append([]string{x.Design, x.Build, x.Class, x.Scenario}, rateCells(x.Detected, x.RawDetected, x.N, x.Rate, x.CI95, x.RawRate, x.RawCI95)...))
-	}
-	ts = append(ts, ds)
+	ts = append(ts, Table{Name: "detection_by_scenario", Header: append([]string{"design", "build", "class", "scenario"}, rateCols...),
+		Rows: rowsOf(r.DetectionByScenario, func(x *ScenarioDetection) []string {
+			return append([]string{x.Design, x.Build, x.Class, x.Scenario}, rateCells(x.Detected, x.RawDetected, x.N, x.Rate, x.CI95, x.RawRate, x.RawCI95)...)
+		})})
 
-	l := Table{Name: "localisation", Header: []string{"design", "class", "flagged", "exact", "adjacent",
-		"exact_rate", "exact_ci_low", "exact_ci_high", "adjacent_rate", "adjacent_ci_low", "adjacent_ci_high"}}
-	for _, x := range r.Localisation {
-		row := []string{x.Design, x.Class, itoa(x.Flagged), itoa(x.Exact), itoa(x.Adjacent), x.ExactRate.String()}
-		row = append(row, ci(x.ExactCI95)...)
-		row = append(row, x.AdjacentRate.String())
-		l.Rows = append(l.Rows, append(row, ci(x.AdjacentCI95)...))
-	}
-	ts = append(ts, l)
+	ts = append(ts, Table{Name: "localisation", Header: []string{"design", "class", "flagged", "exact", "adjacent",
+		"exact_rate", "exact_ci_low", "exact_ci_high", "adjacent_rate", "adjacent_ci_low", "adjacent_ci_high"},
+		Rows: rowsOf(r.Localisation, func(x *LocalisationRow) []string {
+			row := []string{x.Design, x.Class, itoa(x.Flagged), itoa(x.Exact), itoa(x.Adjacent), x.ExactRate.String()}
+			row = append(row, ci(x.ExactCI95)...)
+			row = append(row, x.AdjacentRate.String())
+			return append(row, ci(x.AdjacentCI95)...)
+		})})
 
-	fa := Table{Name: "false_alarms", Header: []string{"design", "flagged", "n", "rate", "ci_low", "ci_high",
-		"explained_by_slip", "explained_by_fault", "unexplained", "unexplained_rate", "unexplained_ci_low", "unexplained_ci_high"}}
-	for _, x := range r.FalseAlarms {
-		row := []string{x.Design, itoa(x.Flagged), itoa(x.N), x.Rate.String()}
-		row = append(row, ci(x.CI95)...)
-		row = append(row, itoa(x.ExplainedBySlip), itoa(x.ExplainedByFault), itoa(x.Unexplained), x.UnexplainedRate.String())
-		fa.Rows = append(fa.Rows, append(row, ci(x.UnexplainedCI95)...))
-	}
-	ts = append(ts, fa)
+	ts = append(ts, Table{Name: "false_alarms", Header: []string{"design", "flagged", "n", "rate", "ci_low", "ci_high",
+		"explained_by_slip", "explained_by_fault", "unexplained", "unexplained_rate", "unexplained_ci_low", "unexplained_ci_high"},
+		Rows: rowsOf(r.FalseAlarms, func(x *FalseAlarmRow) []string {
+			row := []string{x.Design, itoa(x.Flagged), itoa(x.N), x.Rate.String()}
+			row = append(row, ci(x.CI95)...)
+			row = append(row, itoa(x.ExplainedBySlip), itoa(x.ExplainedByFault), itoa(x.Unexplained), x.UnexplainedRate.String())
+			return append(row, ci(x.UnexplainedCI95)...)
+		})})
 
-	pk := Table{Name: "pass_k", Header: []string{"build", "scenario", "category", "n", "c", "k", "pass_k"}}
-	for _, x := range r.PassK {
-		for k, p := range x.PassK {
-			pk.Rows = append(pk.Rows, []string{x.Build, x.Scenario, x.Category, itoa(x.N), itoa(x.C), itoa(k + 1), p.String()})
-		}
-	}
-	ts = append(ts, pk)
+	// pass^k for every k = 1..n, computed from n and c as each row is
+	// written: results.json keeps only some k when n is large.
+	ts = append(ts, Table{Name: "pass_k", Header: []string{"build", "scenario", "category", "n", "c", "k", "pass_k"},
+		Rows: func(yield func([]string) bool) {
+			row := make([]string, 7)
+			for _, x := range r.PassK {
+				row[0], row[1], row[2], row[3], row[4] = x.Build, x.Scenario, x.Category, itoa(x.N), itoa(x.C)
+				for k := 1; k <= x.N; k++ {
+					row[5], row[6] = itoa(k), f4(PassK(x.N, x.C, k)).String()
+					if !yield(row) {
+						return
+					}
+				}
+			}
+		}})
 
-	pc := Table{Name: "pass_k_by_category", Header: []string{"build", "category", "scenarios", "n", "k", "pass_k"}}
-	for _, x := range r.PassKByCategory {
-		for k, p := range x.PassK {
-			pc.Rows = append(pc.Rows, []string{x.Build, x.Category, itoa(x.Scenarios), itoa(x.N), itoa(k + 1), p.String()})
-		}
-	}
-	ts = append(ts, pc)
+	ts = append(ts, Table{Name: "pass_k_by_category", Header: []string{"build", "category", "scenarios", "n", "k", "pass_k"},
+		Rows: func(yield func([]string) bool) {
+			row := make([]string, 6)
+			for _, g := range passKGroups(r.PassK) {
+				row[0], row[1], row[2], row[3] = g.build, g.category, itoa(len(g.rows)), itoa(g.n)
+				for k := 1; k <= g.n; k++ {
+					row[4], row[5] = itoa(k), f4(g.mean(k)).String()
+					if !yield(row) {
+						return
+					}
+				}
+			}
+		}})
 
-	co := Table{Name: "cost", Header: []string{"design", "suite_runs", "model_calls", "tool_calls", "tokens", "sandbox_resets", "wall_ms",
+	ts = append(ts, Table{Name: "cost", Header: []string{"design", "suite_runs", "model_calls", "tool_calls", "tokens", "sandbox_resets", "wall_ms",
 		"per_suite_model_calls", "per_suite_tool_calls", "per_suite_tokens", "per_suite_sandbox_resets", "per_suite_wall_ms",
-		"money", "money_per_suite", "currency"}}
-	for _, x := range r.Cost {
-		co.Rows = append(co.Rows, []string{x.Design, itoa(x.SuiteRuns), itoa(x.ModelCalls), itoa(x.ToolCalls), itoa(x.Tokens),
-			itoa(x.SandboxResets), strconv.FormatInt(x.WallMS, 10),
-			x.PerSuite.ModelCalls.String(), x.PerSuite.ToolCalls.String(), x.PerSuite.Tokens.String(),
-			x.PerSuite.SandboxResets.String(), x.PerSuite.WallMS.String(),
-			x.Money.String(), x.MoneyPerSuite.String(), x.Currency})
-	}
-	ts = append(ts, co)
+		"money", "money_per_suite", "currency"},
+		Rows: rowsOf(r.Cost, func(x *CostRow) []string {
+			return []string{x.Design, itoa(x.SuiteRuns), itoa(x.ModelCalls), itoa(x.ToolCalls), itoa(x.Tokens),
+				itoa(x.SandboxResets), strconv.FormatInt(x.WallMS, 10),
+				x.PerSuite.ModelCalls.String(), x.PerSuite.ToolCalls.String(), x.PerSuite.Tokens.String(),
+				x.PerSuite.SandboxResets.String(), x.PerSuite.WallMS.String(),
+				x.Money.String(), x.MoneyPerSuite.String(), x.Currency}
+		})})
 
-	pa := Table{Name: "paired", Header: []string{"a", "b", "class", "n", "both", "only_a", "only_b", "neither", "p_value"}}
-	for _, x := range r.Paired {
-		pa.Rows = append(pa.Rows, []string{x.A, x.B, x.Class, itoa(x.N), itoa(x.Both), itoa(x.OnlyA), itoa(x.OnlyB), itoa(x.Neither), x.PValue.String()})
-	}
-	ts = append(ts, pa)
+	ts = append(ts, Table{Name: "paired", Header: []string{"a", "b", "class", "n", "both", "only_a", "only_b", "neither", "p_value"},
+		Rows: rowsOf(r.Paired, func(x *PairedRow) []string {
+			return []string{x.A, x.B, x.Class, itoa(x.N), itoa(x.Both), itoa(x.OnlyA), itoa(x.OnlyB), itoa(x.Neither), x.PValue.String()}
+		})})
 
-	ag := Table{Name: "agreement", Header: []string{"a", "a_kind", "b", "b_kind", "n", "both_fail", "only_a_fail", "only_b_fail", "both_pass",
-		"agree", "rate", "ci_low", "ci_high", "kappa"}}
-	for _, x := range r.Agreement {
-		row := []string{x.A, x.AKind, x.B, x.BKind, itoa(x.N), itoa(x.BothFail), itoa(x.OnlyA), itoa(x.OnlyB), itoa(x.BothPass), itoa(x.Agree), x.Rate.String()}
-		row = append(row, ci(x.CI95)...)
-		ag.Rows = append(ag.Rows, append(row, kappaString(x.Kappa, "")))
-	}
-	ts = append(ts, ag)
+	ts = append(ts, Table{Name: "agreement", Header: []string{"a", "a_kind", "b", "b_kind", "n", "both_fail", "only_a_fail", "only_b_fail", "both_pass",
+		"agree", "rate", "ci_low", "ci_high", "kappa"},
+		Rows: rowsOf(r.Agreement, func(x *AgreementRow) []string {
+			row := []string{x.A, x.AKind, x.B, x.BKind, itoa(x.N), itoa(x.BothFail), itoa(x.OnlyA), itoa(x.OnlyB), itoa(x.BothPass), itoa(x.Agree), x.Rate.String()}
+			row = append(row, ci(x.CI95)...)
+			return append(row, kappaString(x.Kappa, ""))
+		})})
 
-	m := Table{Name: "mutants", Header: []string{"id", "class", "location", "operator", "status", "observations", "trace_diffs", "reached", "detected_by"}}
-	for _, x := range r.Mutants {
-		m.Rows = append(m.Rows, []string{x.ID, x.Class, x.Location, x.Operator, x.Status, itoa(x.Observations), itoa(x.TraceDiffs), itoa(x.Reached), join(x.DetectedBy)})
-	}
-	ts = append(ts, m)
+	ts = append(ts, Table{Name: "mutants", Header: []string{"id", "class", "location", "operator", "status", "observations", "trace_diffs", "reached", "detected_by"},
+		Rows: rowsOf(r.Mutants, func(x *MutantRow) []string {
+			return []string{x.ID, x.Class, x.Location, x.Operator, x.Status, itoa(x.Observations), itoa(x.TraceDiffs), itoa(x.Reached), join(x.DetectedBy)}
+		})})
 
-	s := Table{Name: "suite_runs", Header: []string{"design", "build", "class", "trial", "scenarios", "raw", "detected", "flagged", "new_flags",
-		"top_blame", "location", "exact", "adjacent", "slipped", "faulted", "reached"}}
-	for _, x := range r.SuiteRuns {
-		s.Rows = append(s.Rows, []string{x.Design, x.Build, x.Class, itoa(x.Trial), itoa(x.Scenarios), btoa(x.Raw), btoa(x.Detected),
-			join(x.Flagged), join(x.NewFlags), x.TopBlame, x.Location, btoa(x.Exact), btoa(x.Adjacent), btoa(x.Slipped), btoa(x.Faulted), itoa(x.Reached)})
+	if r.HasSuiteRuns() {
+		ts = append(ts, Table{Name: "suite_runs", Header: []string{"design", "build", "class", "trial", "scenarios", "raw", "detected", "flagged", "new_flags",
+			"top_blame", "location", "exact", "adjacent", "slipped", "faulted", "reached"},
+			Rows: func(yield func([]string) bool) {
+				for x := range r.SuiteRuns() {
+					if !yield([]string{x.Design, x.Build, x.Class, itoa(x.Trial), itoa(x.Scenarios), btoa(x.Raw), btoa(x.Detected),
+						join(x.Flagged), join(x.NewFlags), x.TopBlame, x.Location, btoa(x.Exact), btoa(x.Adjacent), btoa(x.Slipped), btoa(x.Faulted), itoa(x.Reached)}) {
+						return
+					}
+				}
+			}})
 	}
-	ts = append(ts, s)
 	return ts
 }
 

@@ -2,32 +2,14 @@ package reports
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // Schema is the results.json schema id.
 const Schema = "baton.results/v1"
-
-// ExitDiscarded is the sentinel a discarded run's error wraps: a design
-// missed the control class, so the harness is broken and no figure stands.
-// main maps it to its own exit code with errors.Is, or takes the reason
-// from a [*DiscardedError] with errors.As.
-//
-//lint:ignore ST1012 the name is the cross-package API the team codes against
-var ExitDiscarded = errors.New("run discarded")
-
-// DiscardedError is the error of a discarded run: [Results.Err] returns it.
-type DiscardedError struct {
-	Reason string
-}
-
-func (e *DiscardedError) Error() string { return ExitDiscarded.Error() + ": " + e.Reason }
-
-// Unwrap returns [ExitDiscarded].
-func (e *DiscardedError) Unwrap() error { return ExitDiscarded }
 
 // Results is every aggregate of a run, in the shape of results.json.
 type Results struct {
@@ -50,12 +32,19 @@ type Results struct {
 	Cost                []CostRow           `json:"cost"`
 	Paired              []PairedRow         `json:"paired"`
 	Mutants             []MutantRow         `json:"mutants"`
-	SuiteRuns           []SuiteRunRow       `json:"suite_runs"`
+	Examples            []SuiteExample      `json:"examples"`
 
-	// TracePattern, when set, links each suite run's scenarios to their
-	// traces in report.html: {build}, {design}, {scenario} and {trial} are
-	// replaced.
+	// TracePattern, when set, links each drill-down item of report.html to
+	// its trace file, relative to the run folder: {build}, {design},
+	// {scenario} and {trial} are replaced (for instance
+	// "traces/{build}_{design}_{scenario}_{trial}.jsonl"). When it is empty,
+	// report.html shows the command that regenerates each item's trace.
 	TracePattern string `json:"trace_pattern,omitempty"`
+
+	// suites is the Aggregator's snapshot of every suite run, streamed into
+	// suite_runs.csv; results.json leaves it out (its size grows with the
+	// trials), so a Results read back has none.
+	suites *suiteView
 }
 
 // Validity is the run's validity gate.
@@ -68,7 +57,7 @@ type Validity struct {
 }
 
 // Err returns nil for a valid run and a [*DiscardedError] (wrapping
-// [ExitDiscarded]) otherwise.
+// [ErrDiscarded]) otherwise.
 func (r *Results) Err() error {
 	if r.Validity.Valid {
 		return nil
@@ -155,8 +144,11 @@ type FalseAlarmRow struct {
 }
 
 // PassKRow is pass^k[build][scenario] from the integrated runs: C passed of
-// N trials; PassK[k-1] is pass^k. Rate and CI95 are pass^1 with its Wilson
-// interval.
+// N trials; PassK[i] is pass^k for k = K[i]. K is every k = 1..N when N is
+// at most 20, else 1..10, 20, 50, 100 and N (those up to N), so that
+// results.json does not grow with the trials; pass_k.csv has every k, and
+// any other follows from N and C ([PassK]). Rate and CI95 are pass^1 with
+// its Wilson interval.
 type PassKRow struct {
 	Build    string `json:"build"`
 	Scenario string `json:"scenario"`
@@ -165,17 +157,35 @@ type PassKRow struct {
 	C        int    `json:"c"`
 	Rate     F4     `json:"rate"`
 	CI95     CI     `json:"ci95"`
+	K        []int  `json:"k"`
 	PassK    []F4   `json:"pass_k"`
 }
 
-// PassKCategoryRow is the mean of pass^k over a category's scenarios, for
-// k = 1..N where N is the fewest trials of any of them.
+// PassKCategoryRow is the mean of pass^k over a category's scenarios, where
+// N is the fewest trials of any of them; PassK[i] is the mean for k = K[i],
+// K chosen as in [PassKRow]. pass_k_by_category.csv has every k = 1..N.
 type PassKCategoryRow struct {
 	Build     string `json:"build"`
 	Category  string `json:"category"`
 	Scenarios int    `json:"scenarios"`
 	N         int    `json:"n"`
+	K         []int  `json:"k"`
 	PassK     []F4   `json:"pass_k"`
+}
+
+// At returns pass^k for k, and false when the row does not keep that k.
+func (p PassKRow) At(k int) (F4, bool) { return passKAt(p.K, p.PassK, k) }
+
+// At returns the mean pass^k for k, and false when the row does not keep
+// that k.
+func (p PassKCategoryRow) At(k int) (F4, bool) { return passKAt(p.K, p.PassK, k) }
+
+func passKAt(ks []int, vals []F4, k int) (F4, bool) {
+	i, ok := slices.BinarySearch(ks, k)
+	if !ok || i >= len(vals) {
+		return 0, false
+	}
+	return vals[i], true
 }
 
 // CostRow is what a design's suites cost: totals over all its suite runs,
@@ -280,7 +290,8 @@ const (
 )
 
 // SuiteRunRow is one suite run (design, build, trial): what every table is
-// counted from, so an auditor can trace a figure to its runs.
+// counted from, so an auditor can trace a figure to its runs. suite_runs.csv
+// has one per line; results.json none (see [Results.SuiteRuns]).
 type SuiteRunRow struct {
 	Design    string   `json:"design"`
 	Build     string   `json:"build"`
@@ -298,6 +309,34 @@ type SuiteRunRow struct {
 	Faulted   bool     `json:"faulted"`   // a flagged item had a fault fire
 	Location  string   `json:"location"`  // ground truth, "" for clean
 	Reached   int      `json:"reached"`   // mutant seam activity summed
+}
+
+// SuiteExample is one suite run report.html's drill-down shows: per design
+// and mutant, the lowest trial the design detected the mutant in and the
+// lowest it missed it in. Items are the run's freshly flagged scenarios
+// when detected, else those it flagged that the clean twin flags too, at
+// most five; MoreItems counts the rest.
+type SuiteExample struct {
+	Design    string        `json:"design"`
+	Build     string        `json:"build"`
+	Class     string        `json:"class"`
+	Trial     int           `json:"trial"`
+	Detected  bool          `json:"detected"`
+	Raw       bool          `json:"raw"`
+	TopBlame  string        `json:"top_blame"`
+	Location  string        `json:"location"`
+	Exact     bool          `json:"exact"`
+	Adjacent  bool          `json:"adjacent"`
+	Items     []ExampleItem `json:"items"`
+	MoreItems int           `json:"more_items"`
+}
+
+// ExampleItem is one work item of a [SuiteExample]: its scenario and its id
+// (build/design/scenario/trial, as runs.db and `baton replay` know it).
+type ExampleItem struct {
+	Scenario string `json:"scenario"`
+	ID       string `json:"id"`
+	New      bool   `json:"new"` // flagged here, not on the clean twin
 }
 
 // LoadResults reads a results.json written by [WriteAll], for re-rendering

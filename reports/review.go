@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"io/fs"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -70,22 +71,23 @@ type AgreementRow struct {
 	Kappa    *F4    `json:"kappa"` // null when undefined
 }
 
+// ReviewKeyFile is the private review key's name in the run folder: which
+// build, trial and verdicts each sample id stands for. It lies outside the
+// review folder, which is what reviewers receive, so that handing them the
+// folder cannot unblind them.
+const ReviewKeyFile = "review-key.json"
+
 // Review file names under the review folder.
 const (
-	reviewDir    = "review"
-	sampleFile   = "sample.csv"
-	packFile     = "pack.html"
-	keyFile      = "key.json"
-	labelsPrefix = "labels-"
-	keySchema    = "baton.review-key/v1"
+	reviewDir     = "review"
+	sampleFile    = "sample.csv"
+	packFile      = "pack.html"
+	legacyKeyFile = "key.json" // where exports before review-key.json kept the key
+	labelsPrefix  = "labels-"
+	keySchema     = "baton.review-key/v1"
 )
 
-var (
-	// ErrReview marks a bad review export or label file.
-	ErrReview = errors.New("review")
-
-	reviewerName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
-)
+var reviewerName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 
 // reviewKey is the private key: which build, trial and verdicts each
 // sample id stands for.
@@ -121,8 +123,10 @@ func stratum(c ReviewCandidate) string {
 
 // ExportReview writes a blinded, stratified sample of at most size
 // candidates to dir/review: sample.csv (sample_id, scenario, category and
-// an empty verdict column), pack.html (each sample's emails, hand-offs,
-// end state and expected end state) and the private key.json. Strata are
+// an empty verdict column) and pack.html (each sample's emails, hand-offs,
+// end state and expected end state), for the reviewers; and the private
+// key to dir/review-key.json ([ReviewKeyFile]), outside the folder the
+// reviewers receive (an older review/key.json is removed). Strata are
 // the clean build and every class, each split into flagged by some design
 // and not; samples are drawn round-robin over the strata so each is
 // represented, and shuffled with a *rand.Rand seeded from seed. It refuses
@@ -168,8 +172,18 @@ func ExportReview(dir string, items []ReviewCandidate, size int, seed uint64) er
 	if err := os.MkdirAll(rdir, 0o755); err != nil {
 		return fmt.Errorf("export review: %w", err)
 	}
-	for name, data := range map[string][]byte{keyFile: append(kb, '\n'), sampleFile: sb.Bytes(), packFile: pack} {
-		if err := writeFileAtomic(filepath.Join(rdir, name), data); err != nil {
+	// The key first: a sample is never out without the key that reads it.
+	if err := writeBytesAtomic(filepath.Join(dir, ReviewKeyFile), append(kb, '\n')); err != nil {
+		return fmt.Errorf("export review: %w", err)
+	}
+	if err := os.Remove(filepath.Join(rdir, legacyKeyFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("export review: %w", err)
+	}
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{sampleFile, sb.Bytes()}, {packFile, pack}} {
+		if err := writeBytesAtomic(filepath.Join(rdir, f.name), f.data); err != nil {
 			return fmt.Errorf("export review: %w", err)
 		}
 	}
@@ -296,10 +310,19 @@ func prettyJSON(s string) string {
 	return b.String()
 }
 
+// loadKey reads the run's review key: dir/review-key.json, or, for a
+// sample exported before the key moved out of the review folder,
+// dir/review/key.json.
 func loadKey(dir string) (reviewKey, string, error) {
-	path := filepath.Join(dir, reviewDir, keyFile)
+	path := filepath.Join(dir, ReviewKeyFile)
 	var k reviewKey
 	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		legacy := filepath.Join(dir, reviewDir, legacyKeyFile)
+		if lb, lerr := os.ReadFile(legacy); lerr == nil {
+			b, err, path = lb, nil, legacy
+		}
+	}
 	if err != nil {
 		return k, path, fmt.Errorf("%w: no exported sample: %w", ErrReview, err)
 	}
@@ -444,7 +467,7 @@ func ImportReview(dir, reviewer, csvPath string) error {
 		w.Write([]string{id, merged[id]})
 	}
 	w.Flush()
-	if err := writeFileAtomic(dest, b.Bytes()); err != nil {
+	if err := writeBytesAtomic(dest, b.Bytes()); err != nil {
 		return fmt.Errorf("import review: %w", err)
 	}
 	return nil

@@ -71,6 +71,22 @@ func TestExportReview(t *testing.T) {
 			t.Errorf("strata in the sample (-every stratum +sampled):\n%s", diff)
 		}
 	})
+	t.Run("the key stays out of what reviewers receive", func(t *testing.T) {
+		entries, err := os.ReadDir(filepath.Join(dir, "review"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if diff := cmp.Diff([]string{"pack.html", "sample.csv"}, names); diff != "" {
+			t.Errorf("review/ holds (-want +got):\n%s", diff)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ReviewKeyFile)); err != nil {
+			t.Errorf("no key beside the review folder: %v", err)
+		}
+	})
 	t.Run("blinded", func(t *testing.T) {
 		sample, _ := os.ReadFile(filepath.Join(dir, "review", "sample.csv"))
 		pack, _ := os.ReadFile(filepath.Join(dir, "review", "pack.html"))
@@ -127,15 +143,15 @@ func TestExportReview(t *testing.T) {
 		if err := ExportReview(other, cands, 20, 8); err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range []string{"sample.csv", "pack.html", "key.json"} {
-			a, _ := os.ReadFile(filepath.Join(dir, "review", f))
-			b, _ := os.ReadFile(filepath.Join(again, "review", f))
+		for _, f := range []string{"review/sample.csv", "review/pack.html", ReviewKeyFile} {
+			a, _ := os.ReadFile(filepath.Join(dir, f))
+			b, _ := os.ReadFile(filepath.Join(again, f))
 			if string(a) != string(b) {
 				t.Errorf("%s differs for the same seed and candidates in another order", f)
 			}
 		}
-		a, _ := os.ReadFile(filepath.Join(dir, "review", "key.json"))
-		b, _ := os.ReadFile(filepath.Join(other, "review", "key.json"))
+		a, _ := os.ReadFile(filepath.Join(dir, ReviewKeyFile))
+		b, _ := os.ReadFile(filepath.Join(other, ReviewKeyFile))
 		if string(a) == string(b) {
 			t.Error("seed 8 drew the same sample as seed 7")
 		}
@@ -306,8 +322,17 @@ func TestAgreement(t *testing.T) {
 		if err := WriteAll(dir, synthResults()); err != nil {
 			t.Fatal(err)
 		}
+		suites, err := os.ReadFile(filepath.Join(dir, "suite_runs.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := RefreshAgreement(dir, nil); err != nil {
 			t.Fatal(err)
+		}
+		// results.json has no suite runs: the refresh leaves suite_runs.csv
+		// as the run wrote it.
+		if again, err := os.ReadFile(filepath.Join(dir, "suite_runs.csv")); err != nil || string(again) != string(suites) {
+			t.Errorf("suite_runs.csv after the refresh: %v, changed %v", err, string(again) != string(suites))
 		}
 		back, err := LoadResults(filepath.Join(dir, "results.json"))
 		if err != nil {
@@ -321,6 +346,34 @@ func TestAgreement(t *testing.T) {
 			t.Errorf("agreement.csv has %d lines, want header and 3 rows", n)
 		}
 	})
+}
+
+func TestReviewKeyFromAnOlderExport(t *testing.T) {
+	// Exports before review-key.json kept the key at review/key.json:
+	// import and agreement still read it, and a new export removes it.
+	dir := t.TempDir()
+	cands := candidates()
+	if err := ExportReview(dir, cands, 4, 1); err != nil {
+		t.Fatal(err)
+	}
+	legacy := filepath.Join(dir, "review", "key.json")
+	if err := os.Rename(filepath.Join(dir, ReviewKeyFile), legacy); err != nil {
+		t.Fatal(err)
+	}
+	writeLabels(t, dir, "ann", readKey(t, dir).Samples[0].SampleID+",fail\n")
+	if rows, err := Agreement(dir); err != nil || len(rows) != 3 {
+		t.Errorf("Agreement with review/key.json = %d rows, %v; want 3 (one per design)", len(rows), err)
+	}
+	d2 := t.TempDir()
+	os.MkdirAll(filepath.Join(d2, "review"), 0o755)
+	b, _ := os.ReadFile(legacy)
+	os.WriteFile(filepath.Join(d2, "review", "key.json"), b, 0o644)
+	if err := ExportReview(d2, cands, 4, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(d2, "review", "key.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a new export left review/key.json in the reviewers' folder: %v", err)
+	}
 }
 
 func FuzzParseLabels(f *testing.F) {

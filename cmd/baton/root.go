@@ -86,7 +86,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintln(stderr, "baton: "+firstLine(err.Error()))
-	if errors.Is(err, reports.ExitDiscarded) {
+	if errors.Is(err, reports.ErrDiscarded) {
 		return exitDiscarded
 	}
 	var ue *usageError
