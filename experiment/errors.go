@@ -70,5 +70,5 @@ func (e *DiscardedError) Error() string {
 	return fmt.Sprintf("run %s discarded: %s", e.RunDir, e.Reason)
 }
 
-// Unwrap returns [reports.ExitDiscarded], so errors.Is finds it too.
-func (e *DiscardedError) Unwrap() error { return reports.ExitDiscarded }
+// Unwrap returns [reports.ErrDiscarded], so errors.Is finds it too.
+func (e *DiscardedError) Unwrap() error { return reports.ErrDiscarded }

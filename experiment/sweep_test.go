@@ -79,8 +79,8 @@ func TestDiscarded(t *testing.T) {
 	if !errors.As(err, &de) {
 		t.Fatalf("Run = %v, want a *DiscardedError", err)
 	}
-	if !errors.Is(err, reports.ExitDiscarded) {
-		t.Errorf("Run = %v, want it to wrap reports.ExitDiscarded", err)
+	if !errors.Is(err, reports.ErrDiscarded) {
+		t.Errorf("Run = %v, want it to wrap reports.ErrDiscarded", err)
 	}
 	if sum == nil || sum.Valid || de.Reason == "" || de.Reason != sum.Reason {
 		t.Errorf("summary %+v, error reason %q: want invalid with the reason", sum, de.Reason)

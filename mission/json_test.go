@@ -3,6 +3,7 @@ package mission
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -23,7 +24,7 @@ func stdMarshal(tb testing.TB, v any) string {
 // encoding/json writes (HTML escaping off).
 func TestJSONEncoderMatchesStd(t *testing.T) {
 	values := []any{
-		nil, true, false, 0.0, -0.0, 1.5, 2319.07, 1e21, 1e-7, 123456789.125, -3.0, 1e20,
+		nil, true, false, 0.0, math.Copysign(0, -1), 1.5, 2319.07, 1e21, 1e-7, 123456789.125, -3.0, 1e20,
 		"", "plain", "quote\" back\\slash", "ctl\x01\x1f\n\r\t\b\f", "<script>&</script>", "héllo €", "\u2028\u2029",
 		"bad\xffutf8", map[string]any{}, []any{}, []any{nil, 1.0, "x"},
 		map[string]any{"b": 1.0, "a": []any{map[string]any{"z": "1", "y": false}}, "é": "k"},
