@@ -7,7 +7,7 @@ BENCHOUT  ?= bench/latest.txt
 # sample, and the whole-sweep benchmark's trials (the default protocol's).
 BENCHCOUNT  ?= 6
 BENCHTIME   ?= 0.3s
-SWEEPCOUNT  ?= 3
+SWEEPCOUNT  ?= 6
 SWEEPTRIALS ?= 20
 STATICCHECK_VERSION ?= v0.8.2
 

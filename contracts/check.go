@@ -19,12 +19,24 @@ import (
 // bytes that are not a JSON object give one violation with rule "json"; an
 // edge without a contract gives one with rule "edge".
 //
-// Check reads the contract compiled at load; it compiles nothing.
+// Check reads the contract compiled at load; it compiles nothing. It
+// remembers its answers by (edge, level, raw) in a bounded memo, so checking
+// bytes it has seen before costs a map look-up.
 func (s *Set) Check(edge string, raw []byte, level Level) []Violation {
 	c, bad := s.lookup(edge)
 	if bad != nil {
 		return []Violation{*bad}
 	}
+	if vs, ok := s.memo.get(edge, level, raw); ok {
+		return vs
+	}
+	vs := s.check(c, edge, raw, level)
+	s.memo.put(edge, level, raw, vs)
+	return vs
+}
+
+// check is Check without the memo.
+func (s *Set) check(c *Contract, edge string, raw []byte, level Level) []Violation {
 	m, why := decode(raw)
 	if m == nil {
 		return []Violation{jsonViolation(edge, why)}

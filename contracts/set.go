@@ -21,12 +21,13 @@ type Set struct {
 	byEdge map[string]*Contract
 	edges  []string // sorted
 	hash   string
+	memo   *checkMemo // Check's answers by full input; see memo.go
 }
 
 // NewSet builds a set from compiled contracts. Two contracts for one edge
 // are an error naming both sources.
 func NewSet(cs ...*Contract) (*Set, error) {
-	s := &Set{byEdge: make(map[string]*Contract, len(cs))}
+	s := &Set{byEdge: make(map[string]*Contract, len(cs)), memo: newCheckMemo()}
 	for _, c := range cs {
 		if prev, dup := s.byEdge[c.Edge]; dup {
 			return nil, fmt.Errorf("%s: edge %s: already has a contract in %s", c.Source, c.Edge, prev.Source)
@@ -147,7 +148,7 @@ func DefaultSources() map[string][]byte {
 // Merge returns a new set with s's contracts, each replaced by o's contract
 // for the same edge, plus o's other edges.
 func (s *Set) Merge(o *Set) *Set {
-	m := &Set{byEdge: make(map[string]*Contract, len(s.byEdge)+len(o.byEdge))}
+	m := &Set{byEdge: make(map[string]*Contract, len(s.byEdge)+len(o.byEdge)), memo: newCheckMemo()}
 	for _, src := range []*Set{s, o} {
 		for e, c := range src.byEdge {
 			if _, ok := m.byEdge[e]; !ok {

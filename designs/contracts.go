@@ -66,27 +66,27 @@ func checkEmitted(in Input, o coreOutcome, v *Verdict) {
 // agent receives, and checks the parsed view against the edge's contract.
 func checkParsed(in Input, g mission.Golden, v *Verdict) {
 	for _, raw := range g.Input.Messages {
-		var head struct {
-			Edge string `json:"edge"`
-		}
-		if json.Unmarshal(raw, &head) != nil {
+		edge, ok := envelopeEdges.of(raw)
+		if !ok {
 			continue
 		}
-		e, err := mission.ParseEdge(head.Edge)
+		e, err := mission.ParseEdge(edge)
 		if err != nil {
 			continue
 		}
-		runID := "parse:" + head.Edge + ":" + g.Item
+		runID := "parse:" + edge + ":" + g.Item
 		h, err := in.Mission.Parse(in.Build, e, raw)
 		if err != nil {
-			addContract(v, contracts.Violation{Edge: head.Edge, Rule: "parse", Message: err.Error()}, runID, g.Item, false)
+			addContract(v, contracts.Violation{Edge: edge, Rule: "parse", Message: err.Error()}, runID, g.Item, false)
 			continue
 		}
-		view, err := json.Marshal(h)
-		if err != nil {
-			continue
+		view, ok := mission.AppendJSON(nil, h)
+		if !ok {
+			if view, err = json.Marshal(h); err != nil {
+				continue
+			}
 		}
-		for _, viol := range in.Contracts.Check(head.Edge, view, in.Level) {
+		for _, viol := range in.Contracts.Check(edge, view, in.Level) {
 			viol.Message = "as parsed by " + string(e.To) + ": " + viol.Message
 			addContract(v, viol, runID, g.Item, false)
 		}

@@ -69,31 +69,35 @@ func quickSameJSON(a, b any) (eq, ok bool) {
 	return false, false
 }
 
-// sameObject compares two JSON objects key by key.
+// sameObject compares two JSON objects key by key. Keys are checked for
+// valid UTF-8 only once a difference is found: keys that are not valid
+// UTF-8 may write the same bytes, so that objects differing in Go are the
+// same JSON.
 func sameObject(x, y map[string]any) (eq, ok bool) {
-	for k := range x {
-		if !utf8.ValidString(k) {
-			return false, false
-		}
-	}
-	for k := range y {
-		if !utf8.ValidString(k) {
-			return false, false
-		}
-	}
 	if len(x) != len(y) {
-		return false, true
+		return false, true // a different number of members
 	}
 	for k, xv := range x {
 		yv, present := y[k]
 		if !present {
-			return false, true
+			return false, validKeys(x) && validKeys(y)
 		}
-		if eq, ok := quickSameJSON(xv, yv); !ok || !eq {
-			return eq, ok
+		if eq, ok := quickSameJSON(xv, yv); !ok {
+			return false, false
+		} else if !eq {
+			return false, validKeys(x) && validKeys(y)
 		}
 	}
 	return true, true
+}
+
+func validKeys(m map[string]any) bool {
+	for k := range m {
+		if !utf8.ValidString(k) {
+			return false
+		}
+	}
+	return true
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

@@ -2,6 +2,7 @@ package designs
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"testing"
 
@@ -43,6 +44,7 @@ func TestSameJSONAgreesWithCanonical(t *testing.T) {
 		{"nil and nil list", nil, nilList},
 		{"invalid UTF-8 strings", "a\xff", "a\xfe"},
 		{"invalid UTF-8 keys", map[string]any{"\xff": 1.0}, map[string]any{"\xfe": 1.0}},
+		{"invalid UTF-8 keys, values swapped", map[string]any{"\xfe": 1.0, "\xff": 2.0}, map[string]any{"\xfd": 1.0, "\xfe": 2.0}},
 		{"HTML characters", "<b>&", "<b>&"},
 		{"escaped look-alike", "<", `\u003c`},
 		{"named map type", sandbox.Args{"a": 1.0}, map[string]any{"a": 1.0}},
@@ -60,4 +62,20 @@ func TestSameJSONAgreesWithCanonical(t *testing.T) {
 			}
 		})
 	}
+}
+
+func FuzzSameJSON(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"x"}],"c":null}`), []byte(`{"c":null,"a":[1,{"b":"x"}]}`))
+	f.Add([]byte(`{"a":1}`), []byte(`{"a":1.0}`))
+	f.Add([]byte(`[0,-0]`), []byte(`[0,0]`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var x, y any
+		if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+			return
+		}
+		want := bytes.Equal(canonical(x), canonical(y))
+		if got := sameJSON(x, y); got != want {
+			t.Fatalf("sameJSON(%s, %s) = %v, comparing the JSON says %v", a, b, got, want)
+		}
+	})
 }

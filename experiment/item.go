@@ -1,11 +1,11 @@
 package experiment
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"reflect"
 	"slices"
 	"strconv"
@@ -100,18 +100,36 @@ func (pl *plan) evaluate(u unit, slot int, memo *unitMemo) (out *outcome, err er
 }
 
 // traceHash is the SHA-256 of an integrated run's trace (JSON Lines) and
-// end state (JSON): two runs with the same hash left the same record.
+// end state (JSON): two runs with the same hash left the same record. On
+// the way it records, under the integrated run's traces key, the SHA-256 of
+// the trace alone: what attachTrace needs when the observation run failed
+// or design B, which shares the run, flags.
 func traceHash(run *mission.Run, memo *unitMemo) (string, error) {
-	tr, err := memo.marshal(run.Trace)
-	if err != nil {
-		return "", fmt.Errorf("trace: %w", err)
+	if memo == nil {
+		memo = &unitMemo{}
 	}
-	end, err := json.Marshal(run.End)
+	// Most units keep no trace bytes: serialise into the worker's scratch
+	// rather than into the unit's memo.
+	tr, cached := memo.jsonl[run.Trace]
+	if !cached {
+		var err error
+		if tr, err = run.Trace.AppendJSONL(memo.trace[:0]); err != nil {
+			return "", fmt.Errorf("trace: %w", err)
+		}
+		memo.trace = tr
+	}
+	end, err := run.End.AppendJSON(memo.end[:0])
 	if err != nil {
 		return "", fmt.Errorf("end state: %w", err)
 	}
+	memo.end = end
 	h := sha256.New()
 	h.Write(tr)
+	if c, ok := h.(hash.Cloner); ok && memo.kept != nil {
+		if alone, err := c.Clone(); err == nil {
+			memo.kept[integratedKey(run.Trace)] = hex.EncodeToString(alone.Sum(nil))
+		}
+	}
 	h.Write(end)
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
@@ -129,20 +147,26 @@ func (o *outcome) traceBytes() ([]byte, bool, error) {
 		b, err := o.memo.marshal(o.traces["integrated"])
 		return b, err == nil, err
 	}
-	var buf bytes.Buffer
-	for _, n := range names {
-		hdr, _ := json.Marshal(struct {
-			Run string `json:"run"`
-		}{n})
-		buf.Write(hdr)
-		buf.WriteByte('\n')
+	parts := make([][]byte, len(names))
+	size := 0
+	for i, n := range names {
 		b, err := o.memo.marshal(o.traces[n])
 		if err != nil {
 			return nil, false, err
 		}
-		buf.Write(b)
+		parts[i] = b
+		size += len(b) + len(n) + 16
 	}
-	return buf.Bytes(), true, nil
+	buf := make([]byte, 0, size)
+	for i, n := range names {
+		hdr, _ := json.Marshal(struct {
+			Run string `json:"run"`
+		}{n})
+		buf = append(buf, hdr...)
+		buf = append(buf, '\n')
+		buf = append(buf, parts[i]...)
+	}
+	return buf, true, nil
 }
 
 // traceNames lists the runs whose traces make the item's trace: the
@@ -165,12 +189,22 @@ func (o *outcome) traceNames() []string {
 // is made of, so items of a unit that share runs share it without
 // serialising it again.
 func (o *outcome) tracesKey() string {
+	names := o.traceNames()
+	if len(names) == 1 && names[0] == "integrated" {
+		return integratedKey(o.traces["integrated"])
+	}
 	var b strings.Builder
-	for _, n := range o.traceNames() {
+	for _, n := range names {
 		b.WriteString(n)
 		b.WriteByte('=')
 		b.WriteString(strconv.FormatUint(uint64(reflect.ValueOf(o.traces[n]).Pointer()), 16))
 		b.WriteByte(';')
 	}
 	return b.String()
+}
+
+// integratedKey is the traces key of an item whose trace is the integrated
+// run t's.
+func integratedKey(t *mission.Trace) string {
+	return "integrated=" + strconv.FormatUint(uint64(reflect.ValueOf(t).Pointer()), 16) + ";"
 }

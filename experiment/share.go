@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"compress/gzip"
 	"reflect"
 	"strconv"
 	"strings"
@@ -36,7 +37,8 @@ type itemMission struct {
 
 // unitMemo holds what the items of one (build, scenario, trial) unit
 // share: its runs (when share is set) and the serialised traces. It is used
-// by one worker at a time.
+// by one worker at a time; a worker resets it for each unit and keeps its
+// scratch (a buffer and a compressor) from unit to unit.
 type unitMemo struct {
 	share bool
 	run   *sharedRun
@@ -45,10 +47,23 @@ type unitMemo struct {
 	jsonl map[*mission.Trace][]byte // a trace's JSON Lines
 	kept  map[string]string         // traces key -> SHA-256 of the item's trace bytes
 	sent  map[string]bool           // trace hashes already attached to a row
+
+	trace, end []byte       // an integrated run's trace and end state while hashing
+	zw         *gzip.Writer // nil until a trace is compressed
 }
 
 func newUnitMemo(share bool) *unitMemo {
 	return &unitMemo{share: share, jsonl: map[*mission.Trace][]byte{}, kept: map[string]string{}, sent: map[string]bool{}}
+}
+
+// reset empties m for the next unit of the same worker. Nothing a unit's
+// rows hold points into m.
+func (m *unitMemo) reset() {
+	m.run = nil
+	clear(m.cores)
+	clear(m.jsonl)
+	clear(m.kept)
+	clear(m.sent)
 }
 
 // marshal returns a trace's JSON Lines, serialising each trace of the unit

@@ -92,10 +92,12 @@ type store struct {
 // openStore opens (creating if needed) a run store. Results regenerate
 // from the protocol, so durability is traded for speed: WAL with
 // synchronous=OFF survives a killed process (a committed batch stays
-// committed) but not necessarily a power loss.
+// committed) but not necessarily a power loss. Temporary data (the
+// statement journal of each multi-row insert) stays in memory.
 func openStore(path string) (*store, error) {
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
-		"?_pragma=journal_mode(WAL)&_pragma=synchronous(OFF)&_pragma=busy_timeout(10000)"
+		"?_pragma=journal_mode(WAL)&_pragma=synchronous(OFF)&_pragma=busy_timeout(10000)" +
+		"&_pragma=temp_store(MEMORY)" // statement journals of multi-row inserts: no temp file writes
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open run store: %w", err)
@@ -200,6 +202,12 @@ func (s *store) describe(pl *plan) error {
 // sweep's inserts are done (maintaining them during the sweep would slow
 // it).
 func (s *store) index() error {
+	// Sorting every finding may spill: to disk, so memory stays flat in the
+	// size of the run (openStore keeps temporary data in memory for the
+	// writer's statement journals).
+	if _, err := s.db.Exec(`PRAGMA temp_store=FILE`); err != nil {
+		return fmt.Errorf("index run store: %w", err)
+	}
 	if _, err := s.db.Exec(`CREATE INDEX IF NOT EXISTS findings_item ON findings(item_id)`); err != nil {
 		return fmt.Errorf("index run store: %w", err)
 	}

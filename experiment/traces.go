@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/baton-lab/baton/reports"
 	"github.com/baton-lab/baton/sandbox"
@@ -118,7 +117,7 @@ func (o *outcome) attachTrace(k keep) error {
 		return nil
 	}
 	m.sent[sha] = true
-	gz, err := gzipBytes(b)
+	gz, err := m.gzip(b)
 	if err != nil {
 		return fmt.Errorf("trace of %s: %w", o.row.id, err)
 	}
@@ -126,23 +125,26 @@ func (o *outcome) attachTrace(k keep) error {
 	return nil
 }
 
-func gzipBytes(b []byte) ([]byte, error) {
-	var buf bytes.Buffer
-	zw := gzipPool.Get().(*gzip.Writer)
-	defer gzipPool.Put(zw)
-	zw.Reset(&buf)
-	zw.Write(b)
-	if err := zw.Close(); err != nil {
+// gzip compresses b with the worker's compressor (a new one allocates
+// about a megabyte, and a sync.Pool loses its compressors at every garbage
+// collection, which a sweep runs hundreds of).
+func (m *unitMemo) gzip(b []byte) ([]byte, error) {
+	buf := bytes.NewBuffer(make([]byte, 0, len(b)/4+64))
+	if m.zw == nil {
+		zw, err := gzip.NewWriterLevel(buf, gzip.BestSpeed)
+		if err != nil {
+			return nil, err
+		}
+		m.zw = zw
+	} else {
+		m.zw.Reset(buf)
+	}
+	m.zw.Write(b)
+	if err := m.zw.Close(); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
 }
-
-// gzipPool keeps compressors: a new one allocates about a megabyte.
-var gzipPool = sync.Pool{New: func() any {
-	zw, _ := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
-	return zw
-}}
 
 // trace reads a stored trace by hash; nil when only the hash is kept.
 func (s *store) trace(sha string) ([]byte, error) {

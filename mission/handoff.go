@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // outgoing is one message an emitter produced: the wire bytes and the
@@ -126,6 +127,33 @@ func outEdges(agent Agent, result Result) []Edge {
 		return []Edge{BoundaryToMonitor}
 	}
 	return nil
+}
+
+// envelopeEdgeOf is envelopeEdge(raw) read from msg and err, raw as
+// decodeObject decoded it, without decoding raw again. encoding/json
+// matches the "edge" key case-insensitively, the last match winning; when
+// several keys match, which is last is lost in msg, so raw is read again.
+func envelopeEdgeOf(raw []byte, msg map[string]any, err error) (Edge, bool) {
+	if err != nil {
+		return Edge{}, false
+	}
+	var v any
+	n := 0
+	for k, x := range msg {
+		if len(k) == len("edge") && strings.EqualFold(k, "edge") {
+			v = x
+			n++
+		}
+	}
+	if n > 1 {
+		return envelopeEdge(raw)
+	}
+	s, ok := v.(string) // absent or null: no edge; another type: encoding/json fails
+	if !ok {
+		return Edge{}, false
+	}
+	e, perr := ParseEdge(s)
+	return e, perr == nil
 }
 
 // envelopeEdge reads just the edge of a wire message.

@@ -11,6 +11,8 @@ import (
 // fixtures of core runs alone (see RunCore); it is safe for concurrent use.
 type invoiceMission struct {
 	fixtures sync.Map // fixtureKey -> *sandbox.State
+	readings readingMemo
+	decoded  decodeMemo
 }
 
 type fixtureKey struct {
@@ -34,10 +36,12 @@ func (*invoiceMission) Kind(e Edge) string { return EdgeKind(e) }
 
 // Run executes the whole mission for one scenario and seed in a fresh
 // sandbox, and records what fired into the build's oracle.
-func (*invoiceMission) Run(b Build, sc *Scenario, seed uint64, env Env) *Run {
+func (m *invoiceMission) Run(b Build, sc *Scenario, seed uint64, env Env) *Run {
 	r := newRunner(b.hooks(), sc, &sc.Initial, seed, env)
+	r.decoded = &m.decoded
 	r.runDay()
 	r.finish(b.oracle)
+	r.release()
 	return &Run{Trace: &r.trace, End: r.sb.Snapshot(), Cost: r.cost}
 }
 
@@ -73,8 +77,9 @@ func (r *runner) runDay() {
 // every message it received that day and the result is the report.
 func (m *invoiceMission) RunCore(b Build, agent Agent, sc *Scenario, in CoreInput, seed uint64, env Env) *CoreRun {
 	fixture := m.fixture(sc, agent, in.Item)
-	r := newRunnerCap(b.hooks(), sc, fixture, seed, env, 24+2*len(in.Messages))
+	r := newRunnerCap(b.hooks(), sc, fixture, seed, env, 12+2*len(in.Messages))
 	r.alone = true
+	r.readings = &m.readings
 	item := in.Item
 	var res Result
 	switch agent {
@@ -115,6 +120,7 @@ func (m *invoiceMission) RunCore(b Build, agent Agent, sc *Scenario, in CoreInpu
 		})
 	}
 	r.finish(b.oracle)
+	r.release()
 	var calls []ToolCall
 	if r.last != nil {
 		calls = r.last.calls
@@ -125,20 +131,26 @@ func (m *invoiceMission) RunCore(b Build, agent Agent, sc *Scenario, in CoreInpu
 // receive reads one mocked incoming message with the clean parser and
 // records it in the trace.
 func (r *runner) receive(agent Agent, raw []byte) (*Handoff, bool) {
-	e := inbound(agent, raw)
-	h, err := parse(agent, e, raw, NoSeams{}, r.day)
-	if err != nil {
-		r.event(Event{Kind: EventDropped, Agent: agent, Edge: e.String(), Raw: string(raw), Reason: "unreadable"})
+	var rd *reading
+	if r.readings != nil {
+		rd = r.readings.read(agent, r.day, raw, r.enc)
+	} else {
+		rd = readMessage(agent, r.day, raw, r.enc)
+	}
+	if rd.h == nil {
+		r.event(Event{Kind: EventDropped, Agent: agent, Edge: rd.edge.String(), Raw: rd.raw, Reason: "unreadable"})
 		return nil, false
 	}
-	r.event(Event{Kind: EventReceived, Agent: agent, Item: h.Item, Edge: e.String(), Raw: string(raw), Parsed: r.marshal(h)})
+	h := rd.h.clone()
+	r.event(Event{Kind: EventReceived, Agent: agent, Item: h.Item, Edge: rd.edge.String(), Raw: rd.raw, Parsed: rd.parsed})
 	return h, true
 }
 
 // inbound returns the edge a message to agent came on: the envelope's edge
-// if it names one into agent, else the agent's main incoming edge.
-func inbound(agent Agent, raw []byte) Edge {
-	if e, ok := envelopeEdge(raw); ok && e.To == agent {
+// if it names one into agent, else the agent's main incoming edge. msg and
+// err are raw as decodeObject decoded it.
+func inbound(agent Agent, raw []byte, msg map[string]any, err error) Edge {
+	if e, ok := envelopeEdgeOf(raw, msg, err); ok && e.To == agent {
 		return e
 	}
 	switch agent {
@@ -178,8 +190,9 @@ func (m *invoiceMission) fixture(sc *Scenario, agent Agent, item string) *sandbo
 
 // Emit runs the producing agent's emitter alone on a core result for item.
 func (*invoiceMission) Emit(b Build, e Edge, item string, result Result) ([]byte, error) {
-	r := &runner{seams: b.hooks()}
+	r := &runner{seams: b.hooks(), enc: getEncoder()}
 	out, err := r.emit(e, item, result, 1)
+	r.release()
 	if err != nil {
 		return nil, err
 	}
@@ -188,10 +201,11 @@ func (*invoiceMission) Emit(b Build, e Edge, item string, result Result) ([]byte
 
 // Parse runs the consuming agent's parser alone on wire bytes received on e.
 // Missing dates default from sandbox.Epoch's day.
-func (*invoiceMission) Parse(b Build, e Edge, raw []byte) (*Handoff, error) {
+func (m *invoiceMission) Parse(b Build, e Edge, raw []byte) (*Handoff, error) {
 	if EdgeKind(e) == "" {
 		return nil, fmt.Errorf("parse %s: no such edge", e)
 	}
 	_, day := dayStart(nil)
-	return parse(e.To, e, raw, b.hooks(), day)
+	msg, err := m.decoded.decode(raw)
+	return parseDecoded(e.To, e, msg, err, b.hooks(), day)
 }

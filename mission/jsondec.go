@@ -3,6 +3,7 @@ package mission
 import (
 	"errors"
 	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -13,7 +14,13 @@ import (
 // map. It exists because every hand-off is parsed, and encoding/json's
 // reflection dominated a run's cost.
 func decodeObject(data []byte) (map[string]any, error) {
-	d := jsonDecoder{data: data}
+	scratch := decodeScratch.Get().(*[]objectEntry)
+	d := jsonDecoder{data: data, ents: (*scratch)[:0]}
+	defer func() {
+		clear(d.ents) // what an error left; objects read clear their own
+		*scratch = d.ents[:0]
+		decodeScratch.Put(scratch)
+	}()
 	d.space()
 	if d.peek() == 'n' {
 		if err := d.literal("null"); err != nil {
@@ -48,7 +55,16 @@ type jsonDecoder struct {
 	data  []byte
 	pos   int
 	depth int
+	// ents is a stack of the key-value pairs of the objects being read:
+	// an object's map is made at its final size once all are read.
+	ents []objectEntry
 }
+
+// decodeScratch keeps the decoders' entry stacks between messages.
+var decodeScratch = sync.Pool{New: func() any {
+	s := make([]objectEntry, 0, 64)
+	return &s
+}}
 
 const maxJSONDepth = 10000
 
@@ -108,13 +124,13 @@ func (d *jsonDecoder) object() (any, error) {
 		return nil, errors.New("json: exceeded max depth")
 	}
 	d.pos++ // '{'
-	m := make(map[string]any, 8)
 	d.space()
 	if d.peek() == '}' {
 		d.pos++
 		d.depth--
-		return m, nil
+		return make(map[string]any), nil
 	}
+	start := len(d.ents)
 	for {
 		d.space()
 		if d.peek() != '"' {
@@ -133,7 +149,7 @@ func (d *jsonDecoder) object() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		m[k] = v
+		d.ents = append(d.ents, objectEntry{key: k, val: v})
 		d.space()
 		switch d.peek() {
 		case ',':
@@ -141,6 +157,12 @@ func (d *jsonDecoder) object() (any, error) {
 		case '}':
 			d.pos++
 			d.depth--
+			m := make(map[string]any, len(d.ents)-start)
+			for _, en := range d.ents[start:] {
+				m[en.key] = en.val // a repeated key: the last one wins, as in encoding/json
+			}
+			clear(d.ents[start:])
+			d.ents = d.ents[:start]
 			return m, nil
 		default:
 			return nil, d.syntax("after object key:value pair")

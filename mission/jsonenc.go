@@ -1,10 +1,13 @@
 package mission
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/baton-lab/baton/sandbox"
@@ -17,7 +20,40 @@ import (
 // values of other types fall back to encoding/json.
 type jsonEncoder struct {
 	buf  []byte
-	keys []string
+	keys []objectEntry // a stack of the entries of the objects being written
+	// lossy is set when a value was written where encoding/json fails
+	// (a NaN or infinite number, a value it cannot encode).
+	lossy bool
+}
+
+// AppendJSON appends the JSON encoding of v, a decoded JSON value (maps,
+// slices, strings, numbers, booleans, nil) or a *[Handoff], to b, as an
+// encoding/json Encoder with HTML escaping off writes it, and returns the
+// extended buffer. ok is false where encoding/json would fail on v (a NaN or
+// infinite number, a value it cannot encode); what was appended then is
+// not to be used.
+func AppendJSON(b []byte, v any) (_ []byte, ok bool) {
+	e := getEncoder()
+	e.buf = e.value(e.buf[:0], v)
+	b, ok = append(b, e.buf...), !e.lossy
+	putEncoder(e)
+	return b, ok
+}
+
+// encoders keeps the encoders of finished runs: a run encodes a few dozen
+// values and would otherwise grow its scratch from nothing.
+var encoders = sync.Pool{New: func() any { return new(jsonEncoder) }}
+
+func getEncoder() *jsonEncoder { return encoders.Get().(*jsonEncoder) }
+
+// putEncoder hands e to later runs; e must not be used again.
+func putEncoder(e *jsonEncoder) {
+	if e == nil || cap(e.buf) > 1<<16 || cap(e.keys) > 1<<10 {
+		return // keep no outsized buffers
+	}
+	clear(e.keys) // objects written clear their entries; this is for a panic's leftovers
+	e.buf, e.keys, e.lossy = e.buf[:0], e.keys[:0], false
+	encoders.Put(e)
 }
 
 // encode returns a fresh copy of v's encoding.
@@ -33,6 +69,9 @@ func (e *jsonEncoder) value(b []byte, v any) []byte {
 	case string:
 		return appendString(b, x)
 	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			e.lossy = true
+		}
 		return appendFloat(b, x)
 	case bool:
 		if x {
@@ -82,6 +121,7 @@ func (e *jsonEncoder) value(b []byte, v any) []byte {
 	}
 	raw, err := json.Marshal(v)
 	if err != nil {
+		e.lossy = true
 		return append(b, "null"...)
 	}
 	return append(b, raw...)
@@ -92,23 +132,78 @@ func (e *jsonEncoder) object(b []byte, m map[string]any) []byte {
 		return append(b, "null"...)
 	}
 	start := len(e.keys)
-	for k := range m {
-		e.keys = append(e.keys, k)
+	for k, v := range m {
+		e.keys = append(e.keys, objectEntry{key: k, val: v})
 	}
-	slices.Sort(e.keys[start:])
+	n := len(e.keys) - start
+	if n > smallObject {
+		return e.bigObject(b, start)
+	}
+	// Sort positions, not entries: the arrays hold no pointers and live on
+	// the stack, so moving them costs no write barriers.
+	var prefix [smallObject]uint64
+	var order [smallObject]uint8
+	for i := range n {
+		prefix[i], order[i] = keyPrefix(e.keys[start+i].key), uint8(i)
+	}
+	for i := 1; i < n; i++ {
+		p, o := prefix[i], order[i]
+		j := i
+		for ; j > 0 && (p < prefix[j-1] || p == prefix[j-1] && e.keys[start+int(o)].key < e.keys[start+int(order[j-1])].key); j-- {
+			prefix[j], order[j] = prefix[j-1], order[j-1]
+		}
+		prefix[j], order[j] = p, o
+	}
+	b = append(b, '{')
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		en := e.keys[start+int(order[i])] // e.keys may grow while writing the value
+		b = appendString(b, en.key)
+		b = append(b, ':')
+		b = e.value(b, en.val)
+	}
+	clear(e.keys[start : start+n]) // drop references to the values
+	e.keys = e.keys[:start]
+	return append(b, '}')
+}
+
+// smallObject is the most keys object sorts on the stack.
+const smallObject = 64
+
+// bigObject writes the object whose entries are e.keys[start:].
+func (e *jsonEncoder) bigObject(b []byte, start int) []byte {
 	end := len(e.keys)
+	slices.SortFunc(e.keys[start:], func(x, y objectEntry) int { return strings.Compare(x.key, y.key) })
 	b = append(b, '{')
 	for i := start; i < end; i++ {
 		if i > start {
 			b = append(b, ',')
 		}
-		k := e.keys[i]
-		b = appendString(b, k)
+		en := e.keys[i]
+		b = appendString(b, en.key)
 		b = append(b, ':')
-		b = e.value(b, m[k])
+		b = e.value(b, en.val)
 	}
+	clear(e.keys[start:end])
 	e.keys = e.keys[:start]
 	return append(b, '}')
+}
+
+// objectEntry is one key of an object being written, with its value.
+type objectEntry struct {
+	key string
+	val any
+}
+
+// keyPrefix is a key's first eight bytes as a big-endian number, zero
+// padded: prefixes order as the keys do, except that equal prefixes need
+// the whole keys compared.
+func keyPrefix(k string) uint64 {
+	var p [8]byte
+	copy(p[:], k)
+	return binary.BigEndian.Uint64(p[:])
 }
 
 // handoff writes a Handoff as encoding/json would (struct field order).
@@ -166,6 +261,15 @@ func appendFloat(b []byte, f float64) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// plainByte marks the bytes a JSON string holds as they are: ASCII from
+// space up, but for the quote and the backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // appendString writes s as a JSON string, escaping as encoding/json does
 // with HTML escaping off.
 func appendString(b []byte, s string) []byte {
@@ -173,11 +277,11 @@ func appendString(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
+		if plainByte[c] {
+			i++
+			continue
+		}
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':

@@ -73,11 +73,11 @@ func viewKind(consumer Agent, msgKind string) string {
 	return KindInvoiceExtracted
 }
 
-// parse runs consumer's parser on wire bytes received on e: unmarshal, the
-// Parse seam, then the envelope and the payload read with silent defaults.
-// day is the business day, for due-date defaults.
-func parse(consumer Agent, e Edge, raw []byte, seams Seams, day string) (*Handoff, error) {
-	msg, err := decodeObject(raw)
+// parseDecoded runs consumer's parser on wire bytes received on e, given
+// as decodeObject decoded them (msg, err; parseDecoded takes msg over):
+// the Parse seam, then the envelope and the payload read with silent
+// defaults. day is the business day, for due-date defaults.
+func parseDecoded(consumer Agent, e Edge, msg map[string]any, err error, seams Seams, day string) (*Handoff, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", e, err)
 	}

@@ -38,10 +38,15 @@ type runner struct {
 	stop *stopPoint // fixture set-up: stop before this agent's turn, or nil
 	// alone runs cores without sending their results on (RunCore).
 	alone bool
+	// readings remembers the clean parser's readings of input messages
+	// (RunCore); nil reads every message afresh.
+	readings *readingMemo
+	// decoded remembers decoded wire messages; nil decodes afresh.
+	decoded *decodeMemo
 	// last is the most recent core invocation.
 	last *coreCall
-	// enc encodes wire messages and trace payloads.
-	enc jsonEncoder
+	// enc encodes wire messages and trace payloads; release hands it back.
+	enc *jsonEncoder
 }
 
 // coreCall is one invocation of a core on one item.
@@ -101,9 +106,17 @@ func newRunnerCap(seams Seams, sc *Scenario, initial *sandbox.State, seed uint64
 		redeliver: env.Faults.Rate("transport", sandbox.Redelivery),
 	}
 	r.sb = sandbox.New(initial, sandbox.Config{Faults: env.Faults}, r.dice, r.clock)
+	r.enc = getEncoder()
 	r.trace.Events = make([]Event, 0, events)
 	r.cost.SandboxResets = 1
 	return r
+}
+
+// release hands the runner's scratch to later runs. The runner must not
+// encode anything afterwards; what it returned stays valid.
+func (r *runner) release() {
+	putEncoder(r.enc)
+	r.enc = nil
 }
 
 // event appends e to the trace, stamped with sequence and virtual time.

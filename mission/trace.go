@@ -1,9 +1,6 @@
 package mission
 
-import (
-	"bytes"
-	"encoding/json"
-)
+import "encoding/json"
 
 // EventKind names what a trace event records.
 type EventKind string
@@ -58,20 +55,6 @@ type Event struct {
 // Trace is a run's event log, in order.
 type Trace struct {
 	Events []Event `json:"events"`
-}
-
-// MarshalJSONL writes the trace as JSON Lines, one event per line. The same
-// run gives the same bytes.
-func (t *Trace) MarshalJSONL() ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	for i := range t.Events {
-		if err := enc.Encode(&t.Events[i]); err != nil {
-			return nil, err
-		}
-	}
-	return buf.Bytes(), nil
 }
 
 // Of returns the events of one kind, in order.

@@ -143,7 +143,8 @@ func (r *runner) deliver(d delivery) {
 		}
 	}
 	t.delivered++
-	h, err := parse(d.to, edge, d.raw, r.seams, r.day)
+	msg, derr := r.decoded.decode(d.raw)
+	h, err := parseDecoded(d.to, edge, msg, derr, r.seams, r.day)
 	if err != nil {
 		r.event(Event{Kind: EventDropped, Agent: d.to, Item: d.item, Edge: es, Raw: raw, Reason: "unreadable"})
 		return

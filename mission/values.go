@@ -163,7 +163,16 @@ func containsFold(s, sub string) bool {
 	if sub == "" {
 		return true
 	}
+	lower, upper := sub[0], sub[0]
+	if lower >= 'a' && lower <= 'z' {
+		upper -= 'a' - 'A'
+	}
 	for i := 0; i < len(s); i++ {
+		// Only a position whose byte can match sub's first one can start
+		// a match (a leading space in sub matches white space only).
+		if c := s[i]; lower != ' ' && c != lower && c != upper || lower == ' ' && !isSpace(c) {
+			continue
+		}
 		if matchFoldAt(s, i, sub) {
 			return true
 		}

@@ -107,7 +107,7 @@ func (s *Sandbox) Call(agent, tool, item string, args Args, key string, attempt 
 
 func (s *Sandbox) log(agent, tool, item, key, outcome, code, effect string) {
 	if s.st.Log == nil {
-		s.st.Log = make([]LogEntry, 0, 64)
+		s.st.Log = make([]LogEntry, 0, 16) // a core run alone makes a handful of calls; a day, a few dozen
 	}
 	s.st.Log = append(s.st.Log, LogEntry{
 		Seq: len(s.st.Log) + 1, At: s.clock.Elapsed(), Agent: agent, Tool: tool, Item: item,

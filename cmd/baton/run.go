@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"runtime/debug"
 	"text/tabwriter"
 	"time"
 
@@ -43,12 +41,6 @@ uninterrupted run.
 				return err
 			}
 			opt.Logger = log
-			if os.Getenv("GOGC") == "" {
-				// A sweep allocates many short-lived runs; collecting less
-				// often buys about a third of the wall time for a few tens
-				// of MB. GOGC set in the environment wins.
-				debug.SetGCPercent(400)
-			}
 			if cmd.Flags().Changed("seed") {
 				opt.Seed = &seed
 			}

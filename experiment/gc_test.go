@@ -1,0 +1,41 @@
+package experiment
+
+import (
+	"runtime/debug"
+	"testing"
+)
+
+// tuneGC sets the collector's target for a run and restores the previous
+// one; the GOGC environment variable and a negative setting win.
+func TestTuneGC(t *testing.T) {
+	prev := debug.SetGCPercent(150)
+	defer debug.SetGCPercent(prev)
+	for _, tc := range []struct {
+		name    string
+		percent int
+		env     string // "" leaves GOGC unset
+		want    int
+	}{
+		{"default", 0, "", DefaultGCPercent},
+		{"explicit", 250, "", 250},
+		{"GOGC set", 0, "100", 150},
+		{"explicit over GOGC", 300, "100", 300},
+		{"left alone", -1, "", 150},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.env != "" {
+				t.Setenv("GOGC", tc.env)
+			}
+			restore := tuneGC(tc.percent)
+			got := debug.SetGCPercent(-1)
+			debug.SetGCPercent(got)
+			restore()
+			if got != tc.want {
+				t.Errorf("during the run GC percent = %d, want %d", got, tc.want)
+			}
+			if after := debug.SetGCPercent(150); after != 150 {
+				t.Errorf("after the run GC percent = %d, want 150 restored", after)
+			}
+		})
+	}
+}

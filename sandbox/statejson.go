@@ -1,0 +1,272 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"strconv"
+	"unicode/utf8"
+)
+
+// AppendJSON appends the JSON encoding of st to b, byte for byte what
+// json.Marshal(st) returns, and returns the extended buffer. An experiment
+// hashes the end state of every integrated run, so the state is written
+// field by field instead of through reflection. Like json.Marshal it fails
+// on a NaN or infinite number, returning b unchanged.
+func (st *State) AppendJSON(b []byte) ([]byte, error) {
+	start := len(b)
+	w := stateWriter{b: b}
+	w.state(st)
+	if w.err != nil {
+		return b[:start], w.err
+	}
+	return w.b, nil
+}
+
+// stateWriter writes a State as encoding/json does (HTML escaping on).
+type stateWriter struct {
+	b   []byte
+	err error
+}
+
+func (w *stateWriter) key(k string, first bool) {
+	if !first {
+		w.b = append(w.b, ',')
+	}
+	w.b = append(w.b, '"')
+	w.b = append(w.b, k...)
+	w.b = append(w.b, '"', ':')
+}
+
+func (w *stateWriter) str(k, v string, first bool) {
+	w.key(k, first)
+	w.b = appendJSONString(w.b, v)
+}
+
+func (w *stateWriter) optStr(k, v string) {
+	if v != "" {
+		w.str(k, v, false)
+	}
+}
+
+func (w *stateWriter) num(k string, v float64, first bool) {
+	w.key(k, first)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		if w.err == nil {
+			w.err = &json.UnsupportedValueError{Value: reflect.ValueOf(v), Str: strconv.FormatFloat(v, 'g', -1, 64)}
+		}
+		return
+	}
+	w.b = appendJSONFloat(w.b, v)
+}
+
+func (w *stateWriter) integer(k string, v int64, first bool) {
+	w.key(k, first)
+	w.b = strconv.AppendInt(w.b, v, 10)
+}
+
+// list writes a slice field: null when nil, else its elements by each.
+func list[T any](w *stateWriter, k string, s []T, first bool, each func(*T)) {
+	w.key(k, first)
+	if s == nil {
+		w.b = append(w.b, "null"...)
+		return
+	}
+	w.b = append(w.b, '[')
+	for i := range s {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = append(w.b, '{')
+		each(&s[i])
+		w.b = append(w.b, '}')
+	}
+	w.b = append(w.b, ']')
+}
+
+func (w *stateWriter) state(st *State) {
+	if st == nil {
+		w.b = append(w.b, "null"...)
+		return
+	}
+	w.b = append(w.b, '{')
+	list(w, "suppliers", st.Suppliers, true, func(s *Supplier) {
+		w.str("id", s.ID, true)
+		w.str("name", s.Name, false)
+		w.str("email", s.Email, false)
+		w.str("bank_account", s.BankAccount, false)
+		w.str("currency", s.Currency, false)
+	})
+	list(w, "purchase_orders", st.PurchaseOrders, false, func(p *PurchaseOrder) {
+		w.str("number", p.Number, true)
+		w.str("supplier_id", p.SupplierID, false)
+		w.str("currency", p.Currency, false)
+		list(w, "lines", p.Lines, false, func(l *POLine) {
+			w.str("sku", l.SKU, true)
+			w.num("qty", l.Qty, false)
+			w.num("unit_price", l.UnitPrice, false)
+		})
+	})
+	list(w, "goods_receipts", st.GoodsReceipts, false, func(g *GoodsReceipt) {
+		w.str("id", g.ID, true)
+		w.str("po_number", g.PONumber, false)
+		w.str("sku", g.SKU, false)
+		w.num("qty", g.Qty, false)
+	})
+	list(w, "invoices", st.Invoices, false, func(v *Invoice) {
+		w.str("id", v.ID, true)
+		w.str("email_id", v.EmailID, false)
+		w.str("supplier_id", v.SupplierID, false)
+		w.str("number", v.Number, false)
+		w.str("po_number", v.PONumber, false)
+		w.str("doc_type", v.DocType, false)
+		w.str("currency", v.Currency, false)
+		w.num("net", v.Net, false)
+		w.num("tax", v.Tax, false)
+		w.num("gross", v.Gross, false)
+		w.str("invoice_date", v.InvoiceDate, false)
+		w.str("due_date", v.DueDate, false)
+		w.str("bank_account", v.BankAccount, false)
+		w.str("status", v.Status, false)
+	})
+	list(w, "matches", st.Matches, false, func(m *Match) {
+		w.str("id", m.ID, true)
+		w.str("invoice_id", m.InvoiceID, false)
+		w.str("po_number", m.PONumber, false)
+		w.str("status", m.Status, false)
+		w.num("variance", m.Variance, false)
+		w.str("reason", m.Reason, false)
+	})
+	list(w, "ledger", st.Ledger, false, func(p *Posting) {
+		w.str("id", p.ID, true)
+		w.str("invoice_id", p.InvoiceID, false)
+		w.str("account", p.Account, false)
+		w.num("amount", p.Amount, false)
+		w.str("currency", p.Currency, false)
+	})
+	list(w, "approvals", st.Approvals, false, func(a *Approval) {
+		w.str("id", a.ID, true)
+		w.str("invoice_id", a.InvoiceID, false)
+		w.num("amount_eur", a.AmountEUR, false)
+	})
+	list(w, "payments", st.Payments, false, func(p *Payment) {
+		w.str("id", p.ID, true)
+		w.str("invoice_id", p.InvoiceID, false)
+		w.str("supplier_id", p.SupplierID, false)
+		w.num("amount", p.Amount, false)
+		w.str("currency", p.Currency, false)
+		w.str("due_date", p.DueDate, false)
+		w.str("bank_account", p.BankAccount, false)
+	})
+	list(w, "escalations", st.Escalations, false, func(e *Escalation) {
+		w.str("id", e.ID, true)
+		w.str("item", e.Item, false)
+		w.str("reason", e.Reason, false)
+	})
+	list(w, "rejections", st.Rejections, false, func(r *Rejection) {
+		w.str("id", r.ID, true)
+		w.str("item", r.Item, false)
+		w.str("reason", r.Reason, false)
+	})
+	list(w, "closures", st.Closures, false, func(c *Closure) {
+		w.str("id", c.ID, true)
+		w.str("item", c.Item, false)
+		w.str("reason", c.Reason, false)
+	})
+	list(w, "reports", st.Reports, false, func(r *Report) {
+		w.str("id", r.ID, true)
+		w.str("day", r.Day, false)
+		list(w, "entries", r.Entries, false, func(e *ReportEntry) {
+			w.str("item", e.Item, true)
+			w.str("kind", e.Kind, false)
+			w.str("reason", e.Reason, false)
+		})
+	})
+	list(w, "log", st.Log, false, func(l *LogEntry) {
+		w.integer("seq", int64(l.Seq), true)
+		w.integer("at_ms", l.At, false)
+		w.str("agent", l.Agent, false)
+		w.str("tool", l.Tool, false)
+		w.str("item", l.Item, false)
+		w.optStr("key", l.Key)
+		w.str("outcome", l.Outcome, false)
+		w.optStr("code", l.Code)
+		w.optStr("effect", l.Effect)
+	})
+	w.b = append(w.b, '}')
+}
+
+// appendJSONFloat writes f as encoding/json writes a float64.
+func appendJSONFloat(b []byte, f float64) []byte {
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9, as encoding/json does
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString writes s as encoding/json writes a string with HTML
+// escaping on (json.Marshal's default).
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
