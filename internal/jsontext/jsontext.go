@@ -1,0 +1,82 @@
+// Package jsontext writes JSON strings byte for byte as encoding/json does,
+// without reflection: the hot paths of the mission's wire and trace
+// encoders and the sandbox's state encoder share it.
+package jsontext
+
+import "unicode/utf8"
+
+const hexDigits = "0123456789abcdef"
+
+// plain marks the bytes a JSON string holds as they are, per escaping mode:
+// ASCII from 0x20 except '"' and '\\', and with HTML escaping also except
+// '<', '>' and '&'.
+var plain = func() (t [2][256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		if c == '"' || c == '\\' {
+			continue
+		}
+		t[0][c] = true
+		t[1][c] = c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
+// AppendString appends s as a JSON string, escaped as encoding/json escapes
+// it: with html, as json.Marshal does (<, > and & as \u003c, \u003e,
+// \u0026); without, as an Encoder with SetEscapeHTML(false). Invalid UTF-8
+// becomes \ufffd, and U+2028 and U+2029 are escaped either way.
+func AppendString(b []byte, s string, html bool) []byte {
+	table := &plain[0]
+	if html {
+		table = &plain[1]
+	}
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if table[c] {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
