@@ -66,7 +66,7 @@ func checkEmitted(in Input, o coreOutcome, v *Verdict) {
 // agent receives, and checks the parsed view against the edge's contract.
 func checkParsed(in Input, g mission.Golden, v *Verdict) {
 	for _, raw := range g.Input.Messages {
-		edge, ok := envelopeEdges.of(raw)
+		edge, ok := envelopeEdge(raw)
 		if !ok {
 			continue
 		}

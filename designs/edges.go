@@ -1,53 +1,301 @@
 package designs
 
 import (
+	"bytes"
 	"encoding/json"
-	"sync"
+	"unicode/utf8"
+
+	"github.com/baton-lab/baton/mission"
 )
 
-// envelopeEdges remembers the edge named in golden wire messages: design C
-// reads it from the same few messages on every trial of every build.
-var envelopeEdges = &edgeMemo{m: map[string]edgeOf{}}
-
-// edgeMemoMax bounds the memo; a full memo starts again.
-const edgeMemoMax = 1 << 12
-
-type edgeOf struct {
-	edge string
-	ok   bool
-}
-
-// edgeMemo is a bounded memo of envelopeEdge, safe for concurrent use.
-type edgeMemo struct {
-	mu sync.RWMutex
-	m  map[string]edgeOf
-}
-
-// of returns the "edge" field of a wire message as encoding/json reads it
-// into a struct; ok is false when raw is not JSON it can read so.
-func (c *edgeMemo) of(raw []byte) (string, bool) {
-	c.mu.RLock()
-	r, hit := c.m[string(raw)]
-	c.mu.RUnlock()
-	if hit {
-		return r.edge, r.ok
-	}
-	r.edge, r.ok = envelopeEdge(raw)
-	c.mu.Lock()
-	if len(c.m) >= edgeMemoMax {
-		clear(c.m)
-	}
-	c.m[string(raw)] = r
-	c.mu.Unlock()
-	return r.edge, r.ok
-}
-
+// envelopeEdge returns the "edge" field of a wire message as encoding/json
+// reads it into struct{ Edge string `json:"edge"` }; ok is false when raw
+// is not JSON it can read so. One pass over raw validates it as
+// json.Valid does and picks the field out of the top-level object, with no
+// allocation for a known edge name and no state kept between calls.
+//
+// Like encoding/json it matches the key case-insensitively, the last
+// matching key wins, a null value leaves the edge empty, and any other
+// non-string value (or a top-level value other than an object or null) is
+// an error.
 func envelopeEdge(raw []byte) (string, bool) {
-	var head struct {
-		Edge string `json:"edge"`
-	}
-	if json.Unmarshal(raw, &head) != nil {
+	s := scan{raw: raw}
+	s.space()
+	if s.i >= len(raw) {
 		return "", false
 	}
-	return head.Edge, true
+	edge, ok := "", true
+	switch raw[s.i] {
+	case '{':
+		s.i++
+		s.space()
+		if s.peek() == '}' {
+			s.i++
+			break
+		}
+		for {
+			ks := s.i
+			if !s.str() {
+				return "", false
+			}
+			key := raw[ks:s.i]
+			s.space()
+			if s.peek() != ':' {
+				return "", false
+			}
+			s.i++
+			s.space()
+			vs := s.i
+			if !s.value(1) {
+				return "", false
+			}
+			if keyIsEdge(key) {
+				switch raw[vs] {
+				case '"':
+					var good bool
+					if edge, good = unquote(raw[vs:s.i]); !good {
+						return "", false
+					}
+				case 'n':
+				default:
+					ok = false // a type error: encoding/json reads on, then fails
+				}
+			}
+			s.space()
+			switch s.peek() {
+			case ',':
+				s.i++
+				s.space()
+				continue
+			case '}':
+				s.i++
+			default:
+				return "", false
+			}
+			break
+		}
+	case 'n':
+		if !s.value(0) {
+			return "", false
+		}
+	default:
+		if !s.value(0) {
+			return "", false
+		}
+		ok = false // valid JSON that is not an object
+	}
+	s.space()
+	if s.i != len(raw) || !ok {
+		return "", false
+	}
+	return edge, true
+}
+
+// keyIsEdge reports whether a quoted key names the edge field as
+// encoding/json matches it (case-insensitively).
+func keyIsEdge(quoted []byte) bool {
+	if bytes.IndexByte(quoted, '\\') < 0 {
+		return len(quoted) == len(`"edge"`) && bytes.EqualFold(quoted[1:5], []byte("edge"))
+	}
+	k, ok := unquote(quoted)
+	return ok && bytes.EqualFold([]byte(k), []byte("edge"))
+}
+
+// unquote decodes a JSON string as encoding/json does; a known edge name
+// is returned without allocating.
+func unquote(quoted []byte) (string, bool) {
+	body := quoted[1 : len(quoted)-1]
+	plain := true
+	for _, c := range body {
+		if c == '\\' || c >= utf8.RuneSelf {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		for _, e := range mission.AllEdges {
+			if name := e.String(); string(body) == name {
+				return name, true
+			}
+		}
+		return string(body), true
+	}
+	var s string
+	if json.Unmarshal(quoted, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// maxDepth is encoding/json's nesting limit.
+const maxDepth = 10000
+
+// scan is a JSON validator over raw, at index i, accepting what
+// json.Valid accepts.
+type scan struct {
+	raw []byte
+	i   int
+}
+
+func (s *scan) peek() byte {
+	if s.i < len(s.raw) {
+		return s.raw[s.i]
+	}
+	return 0
+}
+
+func (s *scan) space() {
+	for s.i < len(s.raw) {
+		switch s.raw[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// value reads one value nested depth levels deep.
+func (s *scan) value(depth int) bool {
+	switch c := s.peek(); {
+	case c == '"':
+		return s.str()
+	case c == '{' || c == '[':
+		if depth+1 > maxDepth {
+			return false
+		}
+		return s.composite(depth + 1)
+	case c == 't':
+		return s.lit("true")
+	case c == 'f':
+		return s.lit("false")
+	case c == 'n':
+		return s.lit("null")
+	case c == '-' || c >= '0' && c <= '9':
+		return s.num()
+	}
+	return false
+}
+
+// composite reads an object or an array.
+func (s *scan) composite(depth int) bool {
+	object := s.raw[s.i] == '{'
+	end := byte(']')
+	if object {
+		end = '}'
+	}
+	s.i++
+	s.space()
+	if s.peek() == end {
+		s.i++
+		return true
+	}
+	for {
+		if object {
+			if s.peek() != '"' || !s.str() {
+				return false
+			}
+			s.space()
+			if s.peek() != ':' {
+				return false
+			}
+			s.i++
+			s.space()
+		}
+		if !s.value(depth) {
+			return false
+		}
+		s.space()
+		switch s.peek() {
+		case ',':
+			s.i++
+			s.space()
+		case end:
+			s.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// str reads a string: no control characters, valid escapes (invalid UTF-8
+// is accepted, as encoding/json does).
+func (s *scan) str() bool {
+	if s.peek() != '"' {
+		return false
+	}
+	for s.i++; s.i < len(s.raw); s.i++ {
+		switch c := s.raw[s.i]; {
+		case c == '"':
+			s.i++
+			return true
+		case c < 0x20:
+			return false
+		case c == '\\':
+			s.i++
+			switch s.peek() {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				for range 4 {
+					s.i++
+					if !isHex(s.peek()) {
+						return false
+					}
+				}
+			default:
+				return false
+			}
+		}
+	}
+	return false
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func (s *scan) digits() bool {
+	start := s.i
+	for s.i < len(s.raw) && s.raw[s.i] >= '0' && s.raw[s.i] <= '9' {
+		s.i++
+	}
+	return s.i > start
+}
+
+// num reads -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?.
+func (s *scan) num() bool {
+	if s.peek() == '-' {
+		s.i++
+	}
+	switch c := s.peek(); {
+	case c == '0':
+		s.i++
+	case c >= '1' && c <= '9':
+		s.digits()
+	default:
+		return false
+	}
+	if s.peek() == '.' {
+		s.i++
+		if !s.digits() {
+			return false
+		}
+	}
+	if c := s.peek(); c == 'e' || c == 'E' {
+		s.i++
+		if c := s.peek(); c == '+' || c == '-' {
+			s.i++
+		}
+		if !s.digits() {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *scan) lit(word string) bool {
+	if !bytes.HasPrefix(s.raw[s.i:], []byte(word)) {
+		return false
+	}
+	s.i += len(word)
+	return true
 }

@@ -27,13 +27,17 @@
 // interrupted-then-resumed run and an uninterrupted one aggregate the same
 // rows in the same order and write byte-identical results.json. Wall-clock
 // time lives only in manifest.json (per design, WallMS) and in the store's
-// wall_ns column: items reach the aggregation with WallNS zero.
+// wall_ns column; results.json leaves it out (reports.Results.SetWall puts
+// it back in the rendered cost table).
 //
 // The items of one (build, scenario, trial) run on one worker and share
 // their executions: the observation run is design B's integrated run, and
 // design A's core runs are design C's (see itemMission). Runs are
 // deterministic, so this changes no result; a test compares results with
-// sharing on and off, and Replay never shares.
+// sharing on and off, and Replay never shares. A shared run is timed once,
+// when it executes, and its duration is charged to every item that uses
+// it: design B's wall time includes its integrated run, design C's its core
+// runs plus its checks.
 //
 // # Run folder
 //
@@ -42,7 +46,20 @@
 //	manifest.json      protocol hash, versions, hashes, seed, workers, start and end times
 //	runs.db            SQLite, described below
 //	results.json ...   written by reports.WriteAll
-//	traces/            traces exported on demand (ExportTraces, ReplayResult.WriteTrace)
+//	traces/<build>.jsonl  kept traces, written at the end of the run
+//	traces/<item>.jsonl   traces exported on demand (ExportTraces, ReplayResult.WriteTrace)
+//
+// At the end of a run, the traces whose bytes the store keeps for the
+// clean build's flagged design items and failed observation runs and for
+// the seeded sample of all items (Options.TraceSample) are written into
+// traces/<build>.jsonl, one line per item in store order:
+// {"item":"<id>","trace":[<event>,...]}, the array holding the trace's
+// JSON Lines (a core run's {"run":"<name>"} lines in place). One file per
+// item would cost several times more (for the default protocol, 2,444
+// kept traces: about 0.6 s as files, 0.18 s as JSON Lines per build).
+// report.html links a drill-down item to its build's file when its trace
+// is there (reports.Results.TracePattern and TraceItems); the others show
+// the baton replay command that regenerates them.
 //
 // # runs.db
 //
@@ -51,12 +68,16 @@
 //	scenarios(id, ord, category, tags, title)
 //	items(id, build, design, scenario, trial, seed, flagged, blame, findings,
 //	      model_calls, tool_calls, tokens, sandbox_resets, wall_ns,
-//	      slipped, faulted, reached, success, trace_hash, trace)
+//	      slipped, faulted, reached, success, match_n, match_exact,
+//	      match_name_only, match_order_ignored, trace_hash, trace)
 //	      primary key (build, design, scenario, trial), without rowid
 //	findings(item_id, seq, rule, message, location, evidence)
 //	traces(sha256, size, data)         gzipped JSON Lines
 //
-// Booleans are 0/1, seeds decimal text, blame and evidence JSON. status is
+// Booleans are 0/1, seeds decimal text, blame and evidence JSON. The
+// match_ columns are design A's (and C's) trajectory matcher counts: of
+// match_n agent-items, how many passed the exact matcher, which decides,
+// and the name-only and order-ignored ones reported beside it. status is
 // the mutant's status from the results (killed, survived, equivalent,
 // no_coverage). items.trace is the SHA-256 of the item's trace (the
 // integrated run's, else its core runs' concatenated, each after a

@@ -66,8 +66,9 @@ func fakeCheck(want *sandbox.Expected, got *sandbox.State) []sandbox.Difference 
 var fakeDesigns = []designs.Design{
 	{ID: "A", Name: "fake per-agent", Evaluate: func(in designs.Input) designs.Verdict {
 		cr := in.Mission.RunCore(in.Build, mission.Intake, in.Scenario, mission.CoreInput{Item: "E1"}, in.Seed, in.Env)
-		v := designs.Verdict{Cost: cr.Cost}
+		v := designs.Verdict{Cost: cr.Cost, Matchers: &designs.MatcherCounts{N: 2, Exact: 2, NameOnly: 2, OrderIgnored: 2}}
 		if in.Seed%5 == 0 {
+			v.Matchers.Exact, v.Matchers.OrderIgnored = 1, 1
 			v.Flagged = true
 			v.Findings = []designs.Finding{{Rule: "trajectory.exact", Message: "call 1 differs", Location: "intake",
 				Evidence: designs.Evidence{Run: "core:intake:E1", Seq: 2, Item: "E1"}}}

@@ -57,7 +57,7 @@ func (pl *plan) evaluate(u unit, slot int, memo *unitMemo) (out *outcome, err er
 	start := time.Now()
 	if slot == 0 {
 		run := im.Run(build, sc, seed, pl.env)
-		it.WallNS = time.Since(start).Nanoseconds()
+		it.WallNS = time.Since(start).Nanoseconds() + im.served.Nanoseconds()
 		if run == nil || run.Trace == nil || run.End == nil {
 			return nil, fmt.Errorf("item %s: mission run returned no trace or end state", id)
 		}
@@ -78,11 +78,17 @@ func (pl *plan) evaluate(u unit, slot int, memo *unitMemo) (out *outcome, err er
 		if it.WallNS == 0 {
 			it.WallNS = time.Since(start).Nanoseconds()
 		}
+		// Runs served from the unit took next to no time here: charge
+		// what they took when they executed.
+		it.WallNS += im.served.Nanoseconds()
 		it.Flagged = v.Flagged
 		it.Findings = len(v.Findings)
 		it.Cost = v.Cost
 		for _, l := range v.Blame {
 			it.Blame = append(it.Blame, string(l))
+		}
+		if m := v.Matchers; m != nil {
+			it.MatchN, it.MatchExact, it.MatchNameOnly, it.MatchOrderIgnored = m.N, m.Exact, m.NameOnly, m.OrderIgnored
 		}
 		out.verdict = &v
 		out.row.findings = v.Findings

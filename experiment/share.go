@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/baton-lab/baton/mission"
 )
@@ -19,8 +20,8 @@ import (
 // deterministic functions of (build, scenario, seed, environment, inputs),
 // so the observation run and design B's integrated run, or design A's and
 // design C's core runs, are the same execution; the served item is charged
-// the run's full cost and credited with what its oracle would have
-// recorded. Replay never shares, and a test checks that results are
+// the run's full cost, its wall time as measured when it executed, and
+// credited with what its oracle would have recorded. Replay never shares, and a test checks that results are
 // byte-identical with sharing on and off.
 type itemMission struct {
 	mission.Mission
@@ -31,7 +32,11 @@ type itemMission struct {
 	env    mission.Env
 	oracle *mission.Oracle
 
-	extra  fired // oracle records of the runs served from the memo
+	extra fired // oracle records of the runs served from the memo
+	// served is the wall time of the runs served from the memo, measured
+	// when they executed: each item that uses a shared run is charged its
+	// duration, as if it had executed it.
+	served time.Duration
 	traces map[string]*mission.Trace
 }
 
@@ -85,11 +90,13 @@ func (m *unitMemo) marshal(t *mission.Trace) ([]byte, error) {
 type sharedRun struct {
 	run   *mission.Run
 	fired fired
+	took  time.Duration // wall time of the execution
 }
 
 type sharedCore struct {
 	run   *mission.CoreRun
 	fired fired
+	took  time.Duration // wall time of the execution
 }
 
 // fired is what a run recorded in its oracle.
@@ -169,10 +176,12 @@ func (m *itemMission) Run(b mission.Build, sc *mission.Scenario, seed uint64, en
 	case mine && share && m.memo.run != nil:
 		run = m.memo.run.run
 		m.extra.add(m.memo.run.fired)
+		m.served += m.memo.run.took
 	case mine && share:
 		before := snapshot(m.oracle)
+		start := time.Now()
 		run = m.Mission.Run(b, sc, seed, env)
-		m.memo.run = &sharedRun{run: run, fired: snapshot(m.oracle).minus(before)}
+		m.memo.run = &sharedRun{run: run, fired: snapshot(m.oracle).minus(before), took: time.Since(start)}
 	default:
 		run = m.Mission.Run(b, sc, seed, env)
 	}
@@ -191,13 +200,16 @@ func (m *itemMission) RunCore(b mission.Build, agent mission.Agent, sc *mission.
 		if s, ok := m.memo.cores[key]; ok {
 			cr = s.run
 			m.extra.add(s.fired)
+			m.served += s.took
 		} else {
 			before := snapshot(m.oracle)
+			start := time.Now()
 			cr = m.Mission.RunCore(b, agent, sc, in, seed, env)
+			took := time.Since(start)
 			if m.memo.cores == nil {
 				m.memo.cores = map[string]*sharedCore{}
 			}
-			m.memo.cores[key] = &sharedCore{run: cr, fired: snapshot(m.oracle).minus(before)}
+			m.memo.cores[key] = &sharedCore{run: cr, fired: snapshot(m.oracle).minus(before), took: took}
 		}
 	} else {
 		cr = m.Mission.RunCore(b, agent, sc, in, seed, env)

@@ -19,8 +19,10 @@ import (
 	"github.com/baton-lab/baton/reports"
 )
 
-// StoreSchema identifies the layout of runs.db.
-const StoreSchema = "baton.runs/v1"
+// StoreSchema identifies the layout of runs.db. v2 added the items'
+// trajectory matcher counts (match_n, match_exact, match_name_only,
+// match_order_ignored); a v1 store is refused, not migrated.
+const StoreSchema = "baton.runs/v2"
 
 // schema is runs.db's layout. Booleans are 0/1; seeds are decimal text
 // (SQLite integers are signed); blame and evidence are JSON.
@@ -64,6 +66,10 @@ CREATE TABLE IF NOT EXISTS items (
 	faulted        INTEGER NOT NULL,
 	reached        INTEGER NOT NULL,
 	success        INTEGER NOT NULL,
+	match_n             INTEGER NOT NULL,
+	match_exact         INTEGER NOT NULL,
+	match_name_only     INTEGER NOT NULL,
+	match_order_ignored INTEGER NOT NULL,
 	trace_hash     TEXT NOT NULL,
 	trace          TEXT NOT NULL,
 	PRIMARY KEY (build, design, scenario, trial)
@@ -315,8 +321,8 @@ func (w *writer) close() error {
 }
 
 const (
-	itemColumns    = "id, build, design, scenario, trial, seed, flagged, blame, findings, model_calls, tool_calls, tokens, sandbox_resets, wall_ns, slipped, faulted, reached, success, trace_hash, trace"
-	itemParams     = 20
+	itemColumns    = "id, build, design, scenario, trial, seed, flagged, blame, findings, model_calls, tool_calls, tokens, sandbox_resets, wall_ns, slipped, faulted, reached, success, match_n, match_exact, match_name_only, match_order_ignored, trace_hash, trace"
+	itemParams     = 24
 	findingColumns = "item_id, seq, rule, message, location, evidence"
 	findingParams  = 6
 	insertTrace    = `INSERT INTO traces(sha256, size, data) VALUES(?, ?, ?) ON CONFLICT(sha256) DO NOTHING`
@@ -482,7 +488,8 @@ func itemArgs(r *row) ([]any, error) {
 	return []any{r.id, it.Build, it.Design, it.Scenario, it.Trial, strconv.FormatUint(it.Seed, 10),
 		b2i(it.Flagged), blame, it.Findings,
 		it.Cost.ModelCalls, it.Cost.ToolCalls, it.Cost.Tokens, it.Cost.SandboxResets, it.WallNS,
-		b2i(it.Slipped), b2i(it.Faulted), it.Reached, b2i(it.Success), it.TraceHash, r.traceSHA}, nil
+		b2i(it.Slipped), b2i(it.Faulted), it.Reached, b2i(it.Success),
+		it.MatchN, it.MatchExact, it.MatchNameOnly, it.MatchOrderIgnored, it.TraceHash, r.traceSHA}, nil
 }
 
 func b2i(b bool) int {
@@ -504,7 +511,8 @@ var streamQueries = []string{
 }
 
 const streamSelect = `SELECT build, design, scenario, trial, seed, flagged, blame, findings,
-	model_calls, tool_calls, tokens, sandbox_resets, wall_ns, slipped, faulted, reached, success, trace_hash
+	model_calls, tool_calls, tokens, sandbox_resets, wall_ns, slipped, faulted, reached, success,
+	match_n, match_exact, match_name_only, match_order_ignored, trace_hash
 	FROM items`
 
 // stream reads every stored item in stream order and hands it to fn, with
@@ -531,7 +539,8 @@ func (s *store) streamQuery(pl *plan, q string, fn func(reports.Item) error) err
 		var flagged, slipped, faulted, success int
 		if err := rows.Scan(&it.Build, &it.Design, &it.Scenario, &it.Trial, &seed,
 			&flagged, &blame, &it.Findings, &it.Cost.ModelCalls, &it.Cost.ToolCalls, &it.Cost.Tokens, &it.Cost.SandboxResets,
-			&it.WallNS, &slipped, &faulted, &it.Reached, &success, &it.TraceHash); err != nil {
+			&it.WallNS, &slipped, &faulted, &it.Reached, &success,
+			&it.MatchN, &it.MatchExact, &it.MatchNameOnly, &it.MatchOrderIgnored, &it.TraceHash); err != nil {
 			return fmt.Errorf("read stored items: %w", err)
 		}
 		bi, ok1 := pl.buildIdx[it.Build]
@@ -575,19 +584,25 @@ func (s *store) storedItem(id string) (*reports.Item, []designs.Finding, string,
 	var seed, blame, trace string
 	var flagged, slipped, faulted, success int
 	err = s.db.QueryRow(`SELECT build, design, scenario, trial, seed, flagged, blame, findings,
-		model_calls, tool_calls, tokens, sandbox_resets, slipped, faulted, reached, success, trace_hash, trace
+		model_calls, tool_calls, tokens, sandbox_resets, slipped, faulted, reached, success,
+		match_n, match_exact, match_name_only, match_order_ignored, trace_hash, trace
 		FROM items WHERE build = ? AND design = ? AND scenario = ? AND trial = ?`, build, design, scenario, trial).Scan(&it.Build, &it.Design, &it.Scenario, &it.Trial, &seed, &flagged, &blame,
 		&it.Findings, &it.Cost.ModelCalls, &it.Cost.ToolCalls, &it.Cost.Tokens, &it.Cost.SandboxResets,
-		&slipped, &faulted, &it.Reached, &success, &it.TraceHash, &trace)
+		&slipped, &faulted, &it.Reached, &success,
+		&it.MatchN, &it.MatchExact, &it.MatchNameOnly, &it.MatchOrderIgnored, &it.TraceHash, &trace)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil, "", nil
 	}
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("read item %s: %w", id, err)
 	}
-	it.Seed, _ = strconv.ParseUint(seed, 10, 64)
+	if it.Seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
+		return nil, nil, "", fmt.Errorf("read item %s: seed %q: %w", id, seed, err)
+	}
 	if blame != "[]" && blame != "" {
-		_ = json.Unmarshal([]byte(blame), &it.Blame)
+		if err := json.Unmarshal([]byte(blame), &it.Blame); err != nil {
+			return nil, nil, "", fmt.Errorf("read item %s: blame %q: %w", id, blame, err)
+		}
 	}
 	it.Flagged, it.Slipped, it.Faulted, it.Success = flagged == 1, slipped == 1, faulted == 1, success == 1
 	rows, err := s.db.Query("SELECT rule, message, location, evidence FROM findings WHERE item_id = ? ORDER BY seq", id)

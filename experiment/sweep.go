@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -240,7 +241,10 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		return nil, fmt.Errorf("run: %w", err)
 	}
 
-	sum, err := finish(pl, s, runDir, man)
+	keptTrace := func(build, id string) bool {
+		return build == reports.CleanBuild || sampled(pl.seed, id, sample)
+	}
+	sum, err := finish(pl, s, runDir, man, keptTrace)
 	if cerr := s.close(); err == nil && cerr != nil {
 		err = cerr
 	}
@@ -415,9 +419,11 @@ feed:
 	return nil
 }
 
-// finish aggregates the stored items in stream order and writes the
-// results.
-func finish(pl *plan, s *store, runDir string, man *Manifest) (*Summary, error) {
+// finish aggregates the stored items in stream order, writes the kept
+// traces that keptTrace accepts into traces/ (see [writeKeptTraces]) and
+// the results, whose report.html links the drill-down items whose trace
+// was written.
+func finish(pl *plan, s *store, runDir string, man *Manifest, keptTrace func(build, id string) bool) (*Summary, error) {
 	n, err := s.count()
 	if err != nil {
 		return nil, fmt.Errorf("count stored items: %w", err)
@@ -438,6 +444,24 @@ func finish(pl *plan, s *store, runDir string, man *Manifest) (*Summary, error) 
 		return nil, err
 	}
 	r := agg.Results()
+	examples := map[string]bool{}
+	for _, ex := range r.Examples {
+		for _, it := range ex.Items {
+			examples[it.ID] = false
+		}
+	}
+	if err := writeKeptTraces(runDir, s, keptTrace, examples); err != nil {
+		return nil, err
+	}
+	for id, written := range examples {
+		if written {
+			r.TraceItems = append(r.TraceItems, id)
+		}
+	}
+	if len(r.TraceItems) > 0 {
+		slices.Sort(r.TraceItems)
+		r.TracePattern = TraceBuildPattern
+	}
 	if err := pl.stack.Write(runDir, r); err != nil {
 		return nil, fmt.Errorf("write results: %w", err)
 	}

@@ -63,6 +63,7 @@ type passKey struct{ build, scenario id }
 type spend struct {
 	cost   mission.Cost
 	wallNS int64
+	match  matcherTally
 }
 
 type cell struct{ n, detected, raw int }
@@ -147,6 +148,7 @@ func (a *Aggregator) Add(it Item) {
 	}
 	sp.cost.Add(it.Cost)
 	sp.wallNS += it.WallNS
+	sp.match.add(it)
 
 	s := a.suite(suiteKey{d, b, it.Trial})
 	s.scenarios++

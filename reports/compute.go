@@ -28,6 +28,7 @@ func (a *Aggregator) Results() *Results {
 	r.suites = runs
 	r.Validity = a.validity(designs, builds, runs)
 	r.Detection, r.Localisation = detectionRows(designs, classes, builds, runs)
+	r.TrajectoryMatchers = a.matcherRows(designs)
 	r.DetectionByMutant = mutantDetectionRows(designs, builds, runs)
 	r.DetectionByScenario = a.scenarioRows(builds)
 	r.FalseAlarms = falseAlarmRows(designs, runs)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -161,7 +162,10 @@ func WriteHTML(out io.Writer, r *Results) error {
 				run := drillRun{Build: ex.Build, Trial: ex.Trial, TopBlame: ex.TopBlame, Location: ex.Location,
 					Raw: ex.Raw, Detected: ex.Detected, Exact: ex.Exact, Adjacent: ex.Adjacent, More: ex.MoreItems}
 				for _, it := range ex.Items {
-					di := drillItem{Scenario: it.Scenario, New: it.New, URL: traceURL(r.TracePattern, ex, it.Scenario)}
+					di := drillItem{Scenario: it.Scenario, New: it.New}
+					if _, listed := slices.BinarySearch(r.TraceItems, it.ID); listed || len(r.TraceItems) == 0 {
+						di.URL = traceURL(r.TracePattern, ex, it.Scenario)
+					}
 					if di.URL == "" {
 						di.Command = replayCommand(it.ID)
 					}

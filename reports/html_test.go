@@ -136,5 +136,14 @@ func TestHTMLReplayCommands(t *testing.T) {
 		if !strings.Contains(html, `<a href="traces/ctx-1_B_S01_0.jsonl">S01</a>`) || strings.Contains(html, "baton replay . ctx-1") {
 			t.Error("with a trace pattern, items link to traces/<id>.jsonl instead of showing a command")
 		}
+		// Only the listed items have a trace in the pattern's file.
+		r.TracePattern, r.TraceItems = "traces/{build}.jsonl", []string{"ctx-1/B/S01/0"}
+		html = string(renderAll(t, r)["report.html"])
+		if !strings.Contains(html, `<a href="traces/ctx-1.jsonl">S01</a>`) {
+			t.Error("a listed item does not link to its build's trace file")
+		}
+		if !strings.Contains(html, "<code>baton replay . ctx-1/B/S02/0 --trace</code>") || strings.Contains(html, "<code>baton replay . ctx-1/B/S01/0 --trace</code>") {
+			t.Error("with TraceItems, an unlisted item should show its command and a listed one should not")
+		}
 	})
 }

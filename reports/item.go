@@ -24,6 +24,15 @@ type Item struct {
 	Cost   mission.Cost `json:"cost"`
 	WallNS int64        `json:"wall_ns"`
 
+	// Design A's (and C's) tool-call trajectory scores: of MatchN
+	// agent-items scored, how many passed the exact matcher (the one that
+	// decides) and, reported beside it, the name-only and order-ignored
+	// ones. All zero for designs that score no trajectory.
+	MatchN            int `json:"match_n"`
+	MatchExact        int `json:"match_exact"`
+	MatchNameOnly     int `json:"match_name_only"`
+	MatchOrderIgnored int `json:"match_order_ignored"`
+
 	// From the oracle of the runs behind this item.
 	Slipped bool `json:"slipped"` // a slip fired
 	Faulted bool `json:"faulted"` // a fault fired

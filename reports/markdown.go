@@ -218,6 +218,8 @@ func WriteMarkdown(out io.Writer, r *Results) error {
 		return rateCell(x.Adjacent, x.Flagged)
 	}))
 
+	writeMatchers(w, r.TrajectoryMatchers)
+
 	w.p("## False alarms")
 	w.p("")
 	w.p("Clean-build suite runs with any scenario flagged; explained when a flagged run had an intrinsic slip (or else a fault) fire.")

@@ -21,7 +21,9 @@ var rateSpecs = map[string][]rateSpec{
 	"localisation":          {{"exact", "flagged", "exact_rate", "exact_ci95"}, {"adjacent", "flagged", "adjacent_rate", "adjacent_ci95"}},
 	"false_alarms":          {{"flagged", "n", "rate", "ci95"}, {"unexplained", "n", "unexplained_rate", "unexplained_ci95"}},
 	"pass_k":                {{"c", "n", "rate", "ci95"}},
-	"agreement":             {{"agree", "n", "rate", "ci95"}},
+	"trajectory_matchers": {{"exact", "n", "exact_rate", "exact_ci95"}, {"name_only", "n", "name_only_rate", "name_only_ci95"},
+		{"order_ignored", "n", "order_ignored_rate", "order_ignored_ci95"}},
+	"agreement": {{"agree", "n", "rate", "ci95"}},
 }
 
 func num(tb testing.TB, row map[string]any, key string) float64 {

@@ -161,6 +161,7 @@ func (r *Results) normalised() *Results {
 	c.DetectionByMutant = nonNil(c.DetectionByMutant)
 	c.DetectionByScenario = nonNil(c.DetectionByScenario)
 	c.Localisation = nonNil(c.Localisation)
+	c.TrajectoryMatchers = nonNil(c.TrajectoryMatchers)
 	c.FalseAlarms = nonNil(c.FalseAlarms)
 	c.PassK = nonNil(c.PassK)
 	c.PassKByCategory = nonNil(c.PassKByCategory)
@@ -274,6 +275,8 @@ func Tables(r *Results) []Table {
 			row = append(row, x.AdjacentRate.String())
 			return append(row, ci(x.AdjacentCI95)...)
 		})})
+
+	ts = append(ts, matcherTable(r.TrajectoryMatchers))
 
 	ts = append(ts, Table{Name: "false_alarms", Header: []string{"design", "flagged", "n", "rate", "ci_low", "ci_high",
 		"explained_by_slip", "explained_by_fault", "unexplained", "unexplained_rate", "unexplained_ci_low", "unexplained_ci_high"},

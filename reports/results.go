@@ -25,6 +25,7 @@ type Results struct {
 	DetectionByMutant   []MutantDetection   `json:"detection_by_mutant"`
 	DetectionByScenario []ScenarioDetection `json:"detection_by_scenario"`
 	Localisation        []LocalisationRow   `json:"localisation"`
+	TrajectoryMatchers  []MatcherRow        `json:"trajectory_matchers"`
 	FalseAlarms         []FalseAlarmRow     `json:"false_alarms"`
 	PassK               []PassKRow          `json:"pass_k"`
 	PassKByCategory     []PassKCategoryRow  `json:"pass_k_by_category"`
@@ -40,6 +41,10 @@ type Results struct {
 	// "traces/{build}_{design}_{scenario}_{trial}.jsonl"). When it is empty,
 	// report.html shows the command that regenerates each item's trace.
 	TracePattern string `json:"trace_pattern,omitempty"`
+	// TraceItems, when not empty, lists (sorted) the drill-down item ids
+	// whose trace the pattern's file holds: only those link to it, the
+	// others show the command that regenerates their trace.
+	TraceItems []string `json:"trace_items,omitempty"`
 
 	// suites is the Aggregator's snapshot of every suite run, streamed into
 	// suite_runs.csv; results.json leaves it out (its size grows with the

@@ -91,6 +91,9 @@ func synthItems() []Item {
 						it.Blame = []string{blame, "monitor"}
 						it.Findings = 1
 					}
+					if d != "B" { // the per-agent designs score trajectories
+						it.MatchN, it.MatchExact, it.MatchNameOnly, it.MatchOrderIgnored = synthMatch(flagged, trial)
+					}
 					if b.ID != "clean" && b.ID != "dup-1" {
 						it.Reached = 1
 					}
@@ -117,6 +120,15 @@ func synthItems() []Item {
 		}
 	}
 	return append(clean, mutated...)
+}
+
+// synthMatch scores 4 agent-items: a flagged item fails one exactly, which
+// name-only always passes and order-ignored passes in odd trials.
+func synthMatch(flagged bool, trial int) (n, exact, nameOnly, orderIgnored int) {
+	if !flagged {
+		return 4, 4, 4, 4
+	}
+	return 4, 3, 4, 3 + trial%2
 }
 
 func synthCost(d string) mission.Cost {
