@@ -146,6 +146,8 @@ const (
 	Misroute    Slip = "misroute"    // the item is handed to the wrong next owner
 )
 
+func (s Slip) String() string { return string(s) }
+
 // AllSlips lists every slip.
 var AllSlips = []Slip{Misclassify, Misread, SkipLookup, Misroute}
 

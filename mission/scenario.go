@@ -17,6 +17,8 @@ const (
 	CategoryAdversarial Category = "adversarial"
 )
 
+func (c Category) String() string { return string(c) }
+
 // AllCategories lists the categories in report order.
 var AllCategories = []Category{CategoryTypical, CategoryVariation, CategoryEdge, CategoryOutOfScope, CategoryEscalation, CategoryAdversarial}
 

@@ -17,6 +17,11 @@ const (
 	EventResult     EventKind = "result" // a core's structured result for an item
 )
 
+func (k EventKind) String() string { return string(k) }
+
+// AllEventKinds lists every kind of trace event.
+var AllEventKinds = []EventKind{EventModelCall, EventToolCall, EventSent, EventReceived, EventDropped, EventEscalation, EventException, EventResult}
+
 // Event is one entry of a run's coordination record. Fields unused by a kind
 // are left empty and omitted from JSON. It holds only what a real evaluator
 // could observe: never which fault or slip fired.
