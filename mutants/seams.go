@@ -55,86 +55,83 @@ func payload(msg map[string]any) (map[string]any, bool) {
 	return p, ok
 }
 
-type dropField struct {
-	mission.NoSeams
+// fieldTarget is a field operator's target: one payload field on one edge.
+// Reached counts a message on the edge that carries the field.
+type fieldTarget struct {
 	edge   mission.Edge
 	field  string
 	oracle *mission.Oracle
 }
 
-func newDropField(m *Mutant, o *mission.Oracle) mission.Seams {
-	return &dropField{edge: mustEdge(m.Edge), field: m.Field, oracle: o}
+func newFieldTarget(m *Mutant, o *mission.Oracle) fieldTarget {
+	return fieldTarget{edge: mustEdge(m.Edge), field: m.Field, oracle: o}
 }
 
-func (s *dropField) Emit(e mission.Edge, msg map[string]any) {
-	if e != s.edge {
-		return
+// hit returns the payload and the field's value when msg on edge e carries
+// the target field, recording the reach.
+func (t fieldTarget) hit(e mission.Edge, msg map[string]any) (map[string]any, any, bool) {
+	if e != t.edge {
+		return nil, nil, false
 	}
 	p, ok := payload(msg)
 	if !ok {
-		return
+		return nil, nil, false
 	}
-	if _, ok := p[s.field]; !ok {
-		return
+	v, ok := p[t.field]
+	if !ok {
+		return nil, nil, false
 	}
-	s.oracle.Reach()
-	delete(p, s.field)
+	t.oracle.Reach()
+	return p, v, true
+}
+
+type dropField struct {
+	mission.NoSeams
+	fieldTarget
+}
+
+func newDropField(m *Mutant, o *mission.Oracle) mission.Seams {
+	return &dropField{fieldTarget: newFieldTarget(m, o)}
+}
+
+func (s *dropField) Emit(e mission.Edge, msg map[string]any) {
+	if p, _, ok := s.hit(e, msg); ok {
+		delete(p, s.field)
+	}
 }
 
 type renameField struct {
 	mission.NoSeams
-	edge      mission.Edge
-	field, to string
-	oracle    *mission.Oracle
+	fieldTarget
+	to string
 }
 
 func newRenameField(m *Mutant, o *mission.Oracle) mission.Seams {
-	return &renameField{edge: mustEdge(m.Edge), field: m.Field, to: m.To, oracle: o}
+	return &renameField{fieldTarget: newFieldTarget(m, o), to: m.To}
 }
 
 func (s *renameField) Emit(e mission.Edge, msg map[string]any) {
-	if e != s.edge {
-		return
+	if p, v, ok := s.hit(e, msg); ok {
+		p[s.to] = v
+		delete(p, s.field)
 	}
-	p, ok := payload(msg)
-	if !ok {
-		return
-	}
-	v, ok := p[s.field]
-	if !ok {
-		return
-	}
-	s.oracle.Reach()
-	p[s.to] = v
-	delete(p, s.field)
 }
 
 type reformatField struct {
 	mission.NoSeams
-	edge          mission.Edge
-	field, format string
-	oracle        *mission.Oracle
+	fieldTarget
+	format string
 }
 
 func newReformatField(m *Mutant, o *mission.Oracle) mission.Seams {
-	return &reformatField{edge: mustEdge(m.Edge), field: m.Field, format: m.Format, oracle: o}
+	return &reformatField{fieldTarget: newFieldTarget(m, o), format: m.Format}
 }
 
 func (s *reformatField) Emit(e mission.Edge, msg map[string]any) {
-	if e != s.edge {
-		return
-	}
-	p, ok := payload(msg)
-	if !ok {
-		return
-	}
-	v, ok := p[s.field]
-	if !ok {
-		return
-	}
-	s.oracle.Reach()
-	if nv, changed := reformat(v, s.format); changed {
-		p[s.field] = nv
+	if p, v, ok := s.hit(e, msg); ok {
+		if nv, changed := reformat(v, s.format); changed {
+			p[s.field] = nv
+		}
 	}
 }
 
