@@ -34,8 +34,7 @@ var (
 	_ mission.Seams = (*noDedup)(nil)
 	_ mission.Seams = (*clearOwner)(nil)
 	_ mission.Seams = (*doubleOwner)(nil)
-	_ mission.Seams = (*escalationFlagMeaning)(nil)
-	_ mission.Seams = (*assumeOtherEscalated)(nil)
+	_ mission.Seams = (*escalationGap)(nil)
 	_ mission.Seams = (*wrongToolArg)(nil)
 	_ mission.Seams = (*flipDecision)(nil)
 	_ mission.Seams = (*reroute)(nil)
@@ -337,34 +336,33 @@ func requestedToEscalated(msg map[string]any, oracle *mission.Oracle) {
 	msg["escalation_ref"] = ""
 }
 
-type escalationFlagMeaning struct {
+// escalationGap is escalation_flag_meaning (the consumer's parser reads
+// "requested" as "escalated") and assume_other_escalated (the producer's
+// emitter writes "escalated" where it meant "requested"): the same change
+// to the flag, on the consuming or the producing side of the edge.
+type escalationGap struct {
 	mission.NoSeams
-	edge   mission.Edge
-	oracle *mission.Oracle
+	edge     mission.Edge
+	consumer bool
+	oracle   *mission.Oracle
 }
 
 func newEscalationFlagMeaning(m *Mutant, o *mission.Oracle) mission.Seams {
-	return &escalationFlagMeaning{edge: mustEdge(m.Edge), oracle: o}
+	return &escalationGap{edge: mustEdge(m.Edge), consumer: true, oracle: o}
 }
 
-func (s *escalationFlagMeaning) Parse(e mission.Edge, msg map[string]any) {
-	if e == s.edge {
+func newAssumeOtherEscalated(m *Mutant, o *mission.Oracle) mission.Seams {
+	return &escalationGap{edge: mustEdge(m.Edge), oracle: o}
+}
+
+func (s *escalationGap) Parse(e mission.Edge, msg map[string]any) {
+	if s.consumer && e == s.edge {
 		requestedToEscalated(msg, s.oracle)
 	}
 }
 
-type assumeOtherEscalated struct {
-	mission.NoSeams
-	edge   mission.Edge
-	oracle *mission.Oracle
-}
-
-func newAssumeOtherEscalated(m *Mutant, o *mission.Oracle) mission.Seams {
-	return &assumeOtherEscalated{edge: mustEdge(m.Edge), oracle: o}
-}
-
-func (s *assumeOtherEscalated) Emit(e mission.Edge, msg map[string]any) {
-	if e == s.edge {
+func (s *escalationGap) Emit(e mission.Edge, msg map[string]any) {
+	if !s.consumer && e == s.edge {
 		requestedToEscalated(msg, s.oracle)
 	}
 }
