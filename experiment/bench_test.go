@@ -44,7 +44,7 @@ func BenchmarkStoreWriter(b *testing.B) {
 		{Rule: "trajectory.exact", Message: "boundary E1: tool call 3 differs from golden", Location: "boundary",
 			Evidence: designs.Evidence{Run: "core:boundary:E1", Seq: 12, Item: "E1"}},
 	}
-	w := s.startWriter(500, nil)
+	w := s.startWriter(4000, nil, nil)
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := cpuTime(b)
@@ -67,8 +67,8 @@ func BenchmarkStoreWriter(b *testing.B) {
 // BenchmarkSweep runs the default protocol (with -sweep.trials trials) end
 // to end, from loading to results.json, on the real stack. It reports
 // items/s and cpu-ns/item (user+system CPU of the process, steadier than
-// wall time on a shared machine). The sweep allocates heavily: GOGC=400
-// cuts its CPU by about a fifth, e.g.
+// wall time on a shared machine). Run sets the collector's target to
+// DefaultGCPercent unless GOGC is set, so GOGC compares settings, e.g.
 //
 //	GOGC=400 go test ./experiment -run '^$' -bench Sweep -benchtime 1x -sweep.trials 20
 func BenchmarkSweep(b *testing.B) {

@@ -163,7 +163,7 @@ func (o *outcome) traceBytes() ([]byte, bool, error) {
 		parts[i] = b
 		size += len(b) + len(n) + 16
 	}
-	buf := make([]byte, 0, size)
+	buf := o.memo.alloc(size)
 	for i, n := range names {
 		hdr, _ := json.Marshal(struct {
 			Run string `json:"run"`

@@ -3,8 +3,8 @@ package experiment
 import (
 	"compress/gzip"
 	"reflect"
+	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/baton-lab/baton/mission"
@@ -55,6 +55,16 @@ type unitMemo struct {
 
 	trace, end []byte       // an integrated run's trace and end state while hashing
 	zw         *gzip.Writer // nil until a trace is compressed
+
+	// arena holds the unit's serialised traces (see marshal): it is
+	// emptied, not freed, between units, since nothing a row holds points
+	// into it (kept bytes are hashed and compressed into a copy).
+	arena []byte
+	key   []byte // scratch for a core run's key
+
+	// runs are the traces of every run the unit executed, recycled when
+	// the unit is over (see [mission.Trace.Recycle]).
+	runs []*mission.Trace
 }
 
 func newUnitMemo(share bool) *unitMemo {
@@ -69,10 +79,24 @@ func (m *unitMemo) reset() {
 	clear(m.jsonl)
 	clear(m.kept)
 	clear(m.sent)
+	m.arena = m.arena[:0]
+	for _, t := range m.runs {
+		t.Recycle()
+	}
+	clear(m.runs)
+	m.runs = m.runs[:0]
+}
+
+// executed records the trace of a run the unit executed.
+func (m *unitMemo) executed(t *mission.Trace) {
+	if m != nil && t != nil {
+		m.runs = append(m.runs, t)
+	}
 }
 
 // marshal returns a trace's JSON Lines, serialising each trace of the unit
-// once.
+// once, into the unit's arena. What it returns is good until the next
+// reset.
 func (m *unitMemo) marshal(t *mission.Trace) ([]byte, error) {
 	if m == nil {
 		return t.MarshalJSONL()
@@ -80,11 +104,27 @@ func (m *unitMemo) marshal(t *mission.Trace) ([]byte, error) {
 	if b, ok := m.jsonl[t]; ok {
 		return b, nil
 	}
-	b, err := t.MarshalJSONL()
-	if err == nil {
-		m.jsonl[t] = b
+	start := len(m.arena)
+	a, err := t.AppendJSONL(m.arena)
+	if err != nil {
+		return nil, err
 	}
-	return b, err
+	m.arena = a
+	b := a[start:len(a):len(a)]
+	m.jsonl[t] = b
+	return b, nil
+}
+
+// alloc returns an empty slice of capacity n from the unit's arena (a new
+// one when m is nil), good until the next reset.
+func (m *unitMemo) alloc(n int) []byte {
+	if m == nil {
+		return make([]byte, 0, n)
+	}
+	m.arena = slices.Grow(m.arena, n)
+	start := len(m.arena)
+	m.arena = m.arena[:start+n]
+	return m.arena[start : start : start+n]
 }
 
 type sharedRun struct {
@@ -182,8 +222,10 @@ func (m *itemMission) Run(b mission.Build, sc *mission.Scenario, seed uint64, en
 		start := time.Now()
 		run = m.Mission.Run(b, sc, seed, env)
 		m.memo.run = &sharedRun{run: run, fired: snapshot(m.oracle).minus(before), took: time.Since(start)}
+		m.memo.executed(traceOf(run))
 	default:
 		run = m.Mission.Run(b, sc, seed, env)
+		m.memo.executed(traceOf(run))
 	}
 	if mine && run != nil {
 		m.keep("integrated", run.Trace)
@@ -196,8 +238,8 @@ func (m *itemMission) RunCore(b mission.Build, agent mission.Agent, sc *mission.
 	mine := m.same(b, sc, seed, env)
 	var cr *mission.CoreRun
 	if mine && m.memo != nil && m.memo.share {
-		key := coreKey(agent, in)
-		if s, ok := m.memo.cores[key]; ok {
+		m.memo.key = appendCoreKey(m.memo.key[:0], agent, in)
+		if s, ok := m.memo.cores[string(m.memo.key)]; ok { // no string is made to look up
 			cr = s.run
 			m.extra.add(s.fired)
 			m.served += s.took
@@ -205,14 +247,16 @@ func (m *itemMission) RunCore(b mission.Build, agent mission.Agent, sc *mission.
 			before := snapshot(m.oracle)
 			start := time.Now()
 			cr = m.Mission.RunCore(b, agent, sc, in, seed, env)
+			m.memo.executed(coreTraceOf(cr))
 			took := time.Since(start)
 			if m.memo.cores == nil {
 				m.memo.cores = map[string]*sharedCore{}
 			}
-			m.memo.cores[key] = &sharedCore{run: cr, fired: snapshot(m.oracle).minus(before), took: took}
+			m.memo.cores[string(m.memo.key)] = &sharedCore{run: cr, fired: snapshot(m.oracle).minus(before), took: took}
 		}
 	} else {
 		cr = m.Mission.RunCore(b, agent, sc, in, seed, env)
+		m.memo.executed(coreTraceOf(cr))
 	}
 	if mine && cr != nil {
 		m.keep("core:"+string(agent)+":"+in.Item, cr.Trace)
@@ -220,17 +264,30 @@ func (m *itemMission) RunCore(b mission.Build, agent mission.Agent, sc *mission.
 	return cr
 }
 
-// coreKey identifies a core run's inputs within a unit.
-func coreKey(agent mission.Agent, in mission.CoreInput) string {
-	var b strings.Builder
-	b.WriteString(string(agent))
-	b.WriteByte(0)
-	b.WriteString(in.Item)
+// appendCoreKey appends what identifies a core run's inputs within a unit.
+func appendCoreKey(b []byte, agent mission.Agent, in mission.CoreInput) []byte {
+	b = append(b, agent...)
+	b = append(b, 0)
+	b = append(b, in.Item...)
 	for _, msg := range in.Messages {
-		b.WriteByte(0)
-		b.WriteString(strconv.Itoa(len(msg)))
-		b.WriteByte(':')
-		b.Write(msg)
+		b = append(b, 0)
+		b = strconv.AppendInt(b, int64(len(msg)), 10)
+		b = append(b, ':')
+		b = append(b, msg...)
 	}
-	return b.String()
+	return b
+}
+
+func traceOf(r *mission.Run) *mission.Trace {
+	if r == nil {
+		return nil
+	}
+	return r.Trace
+}
+
+func coreTraceOf(r *mission.CoreRun) *mission.Trace {
+	if r == nil {
+		return nil
+	}
+	return r.Trace
 }

@@ -103,7 +103,7 @@ type store struct {
 func openStore(path string) (*store, error) {
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
 		"?_pragma=journal_mode(WAL)&_pragma=synchronous(OFF)&_pragma=busy_timeout(10000)" +
-		"&_pragma=temp_store(MEMORY)" // statement journals of multi-row inserts: no temp file writes
+		"&_pragma=temp_store(MEMORY)&_pragma=wal_autocheckpoint(16384)" // statement journals of multi-row inserts: no temp file writes
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open run store: %w", err)
@@ -293,18 +293,32 @@ type writer struct {
 	ch       chan []row
 	batch    int
 	progress func(n int)
+	observe  func(rows []row)
 	done     chan struct{}
 	err      error
 	written  int
 }
 
+// DefaultBatch is the rows per run store transaction when Options.Batch is
+// 0: fewer commits cost the writer less (each rewrites the pages it
+// touched into the write-ahead log), and an interrupted sweep loses at
+// most one batch, which a resume re-runs.
+const DefaultBatch = 4000
+
+// writerQueue is how many units' rows wait for the writer: enough that
+// the workers go on computing while it commits a batch (about 30 ms for
+// DefaultBatch rows, in which one worker finishes some 150 units).
+const writerQueue = 1024
+
 // startWriter starts the writer. progress, if not nil, is called from the
-// writer goroutine with the count of rows received so far.
-func (s *store) startWriter(batch int, progress func(n int)) *writer {
+// writer goroutine with the count of rows received so far; observe, if not
+// nil, is handed every batch of rows received, on the same goroutine,
+// before they are stored.
+func (s *store) startWriter(batch int, progress func(n int), observe func(rows []row)) *writer {
 	if batch < 1 {
-		batch = 500
+		batch = DefaultBatch
 	}
-	w := &writer{s: s, ch: make(chan []row, 64), batch: batch, progress: progress, done: make(chan struct{})}
+	w := &writer{s: s, ch: make(chan []row, writerQueue), batch: batch, progress: progress, observe: observe, done: make(chan struct{})}
 	go w.loop()
 	return w
 }
@@ -385,6 +399,9 @@ func (w *writer) loop() {
 		if w.err != nil {
 			continue // drain so workers never block
 		}
+		if w.observe != nil {
+			w.observe(rows)
+		}
 		pending = append(pending, rows...)
 		w.written += len(rows)
 		if len(pending) >= w.batch {
@@ -416,12 +433,11 @@ func (w *writer) flush(st *stmts, rows []row) error {
 			n = 1
 		}
 		args = args[:0]
-		for _, r := range rows[i : i+n] {
-			a, err := itemArgs(&r)
-			if err != nil {
+		for j := range rows[i : i+n] {
+			r := &rows[i+j]
+			if args, err = appendItemArgs(args, r); err != nil {
 				return fmt.Errorf("run store writer: item %s: %w", r.id, err)
 			}
-			args = append(args, a...)
 		}
 		s := items
 		if n == 1 {
@@ -439,7 +455,7 @@ func (w *writer) flush(st *stmts, rows []row) error {
 			if err != nil {
 				return fmt.Errorf("run store writer: item %s: %w", r.id, err)
 			}
-			fargs = append(fargs, []any{r.id, j, f.Rule, f.Message, string(f.Location), string(ev)})
+			fargs = append(fargs, []any{r.id, int64(j), f.Rule, f.Message, string(f.Location), string(ev)})
 		}
 	}
 	findings, fone := tx.Stmt(st.findings), tx.Stmt(st.finding)
@@ -475,28 +491,31 @@ func (w *writer) flush(st *stmts, rows []row) error {
 	return nil
 }
 
-func itemArgs(r *row) ([]any, error) {
+// appendItemArgs appends the itemColumns values of r. Integers go as
+// int64, the driver's own type, which database/sql passes on unconverted.
+func appendItemArgs(args []any, r *row) ([]any, error) {
 	it := &r.item
 	blame := "[]"
 	if len(it.Blame) > 0 {
 		b, err := json.Marshal(it.Blame)
 		if err != nil {
-			return nil, err
+			return args, err
 		}
 		blame = string(b)
 	}
-	return []any{r.id, it.Build, it.Design, it.Scenario, it.Trial, strconv.FormatUint(it.Seed, 10),
-		b2i(it.Flagged), blame, it.Findings,
-		it.Cost.ModelCalls, it.Cost.ToolCalls, it.Cost.Tokens, it.Cost.SandboxResets, it.WallNS,
-		b2i(it.Slipped), b2i(it.Faulted), it.Reached, b2i(it.Success),
-		it.MatchN, it.MatchExact, it.MatchNameOnly, it.MatchOrderIgnored, it.TraceHash, r.traceSHA}, nil
+	i := func(n int) any { return int64(n) }
+	return append(args, r.id, it.Build, it.Design, it.Scenario, i(it.Trial), strconv.FormatUint(it.Seed, 10),
+		b2i(it.Flagged), blame, i(it.Findings),
+		i(it.Cost.ModelCalls), i(it.Cost.ToolCalls), i(it.Cost.Tokens), i(it.Cost.SandboxResets), it.WallNS,
+		b2i(it.Slipped), b2i(it.Faulted), i(it.Reached), b2i(it.Success),
+		i(it.MatchN), i(it.MatchExact), i(it.MatchNameOnly), i(it.MatchOrderIgnored), it.TraceHash, r.traceSHA), nil
 }
 
-func b2i(b bool) int {
+func b2i(b bool) any {
 	if b {
-		return 1
+		return int64(1)
 	}
-	return 0
+	return int64(0)
 }
 
 // streamQueries read items in the fixed order aggregation needs: the

@@ -107,7 +107,7 @@ func newRunnerCap(seams Seams, sc *Scenario, initial *sandbox.State, seed uint64
 	}
 	r.sb = sandbox.New(initial, sandbox.Config{Faults: env.Faults}, r.dice, r.clock)
 	r.enc = getEncoder()
-	r.trace.Events = make([]Event, 0, events)
+	r.trace.Events = newEvents(events)
 	r.cost.SandboxResets = 1
 	return r
 }

@@ -1,0 +1,98 @@
+package experiment
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/baton-lab/baton/reports"
+)
+
+// TestLiveAggregateAnyArrivalOrder feeds a real run's stored items to the
+// live aggregation in shuffled batches, mutated items overtaking clean
+// ones, and wants the results the read-back in stream order gives.
+func TestLiveAggregateAnyArrivalOrder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real stack")
+	}
+	st := realStack(t)
+	_, dir, err := runProtocol(t, st, smallProtocol, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, _, err := openRun(dir, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := openStoreExisting(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.db.Close()
+	back, err := readBack(pl, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []row
+	if err := s.stream(pl, func(it reports.Item) error {
+		rows = append(rows, row{item: it})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := resultsJSON(t, back)
+
+	for seed := range uint64(4) {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		shuffled := append([]row(nil), rows...)
+		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		if seed == 0 { // the worst case: every mutated item first
+			shuffled = shuffled[:0]
+			for _, clean := range []bool{false, true} {
+				for _, r := range rows {
+					if (r.item.Build == reports.CleanBuild) == clean {
+						shuffled = append(shuffled, r)
+					}
+				}
+			}
+		}
+		live := newLiveAggregate(pl)
+		for len(shuffled) > 0 {
+			n := min(len(shuffled), 1+rng.IntN(9))
+			live.observe(shuffled[:n])
+			shuffled = shuffled[n:]
+		}
+		if !live.complete(pl.total()) {
+			t.Fatalf("seed %d: added %d of %d items, %d waiting", seed, live.added, pl.total(), len(live.early))
+		}
+		if d := cmp.Diff(want, resultsJSON(t, live)); d != "" {
+			t.Errorf("seed %d: live results differ from the read-back (-read back +live):\n%s", seed, d)
+		}
+		if d := cmp.Diff(back.wall, live.wall); d != "" {
+			t.Errorf("seed %d: wall time per design differs:\n%s", seed, d)
+		}
+	}
+
+	t.Run("incomplete", func(t *testing.T) {
+		live := newLiveAggregate(pl)
+		live.observe(rows[len(rows)-1:]) // a mutated item, no clean one yet
+		if live.complete(1) {
+			t.Error("a mutated item waiting for the clean build counts as aggregated")
+		}
+		live.observe(rows[:len(rows)-1])
+		if !live.complete(len(rows)) {
+			t.Errorf("after every item: added %d of %d, %d waiting", live.added, len(rows), len(live.early))
+		}
+	})
+}
+
+func resultsJSON(t *testing.T, l *liveAggregate) string {
+	t.Helper()
+	b, err := json.MarshalIndent(l.agg.Results(), "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

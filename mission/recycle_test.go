@@ -1,0 +1,63 @@
+package mission
+
+import (
+	"bytes"
+	"testing"
+)
+
+// TestTraceRecycle runs a day, keeps what it copied out of the trace,
+// recycles the trace and runs other days over the recycled arrays: the
+// copies and the later runs' traces are as if nothing had been recycled.
+func TestTraceRecycle(t *testing.T) {
+	sc := scenarioByID(t, "T2")
+	m := Reference()
+	env := Env{Faults: protocolFaults}
+	fresh := func(seed uint64) []byte {
+		b, err := Reference().Run(Clean(), sc, seed, env).Trace.MarshalJSONL()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+
+	run := m.Run(Clean(), sc, 7, env)
+	want := fresh(7)
+	sent := run.Trace.Of(EventSent)
+	if len(sent) == 0 {
+		t.Fatal("the day sent no hand-off")
+	}
+	raw, parsed := sent[0].Raw, string(sent[0].Parsed)
+	run.Trace.Recycle()
+	if len(run.Trace.Events) != 0 {
+		t.Errorf("a recycled trace holds %d events", len(run.Trace.Events))
+	}
+	run.Trace.Recycle() // twice does nothing
+	(*Trace)(nil).Recycle()
+
+	for seed := range uint64(20) {
+		r := m.Run(Clean(), sc, seed, env)
+		got, err := r.Trace.MarshalJSONL()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, fresh(seed)) {
+			t.Fatalf("seed %d: the trace of a run over a recycled array differs from a fresh run's", seed)
+		}
+		r.Trace.Recycle()
+	}
+	if sent[0].Raw != raw || string(sent[0].Parsed) != parsed {
+		t.Error("an event copied out of a recycled trace changed")
+	}
+	if r := m.Run(Clean(), sc, 7, env); !bytes.Equal(mustJSONL(t, r.Trace), want) {
+		t.Error("seed 7 again: the trace differs from the first run's")
+	}
+}
+
+func mustJSONL(t *testing.T, tr *Trace) []byte {
+	t.Helper()
+	b, err := tr.MarshalJSONL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
