@@ -58,7 +58,7 @@ func TestLiveAggregateAnyArrivalOrder(t *testing.T) {
 				}
 			}
 		}
-		live := newLiveAggregate(pl)
+		live := newAggregation(pl)
 		for len(shuffled) > 0 {
 			n := min(len(shuffled), 1+rng.IntN(9))
 			live.observe(shuffled[:n])
@@ -76,7 +76,7 @@ func TestLiveAggregateAnyArrivalOrder(t *testing.T) {
 	}
 
 	t.Run("incomplete", func(t *testing.T) {
-		live := newLiveAggregate(pl)
+		live := newAggregation(pl)
 		live.observe(rows[len(rows)-1:]) // a mutated item, no clean one yet
 		if live.complete(1) {
 			t.Error("a mutated item waiting for the clean build counts as aggregated")
@@ -88,7 +88,7 @@ func TestLiveAggregateAnyArrivalOrder(t *testing.T) {
 	})
 }
 
-func resultsJSON(t *testing.T, l *liveAggregate) string {
+func resultsJSON(t *testing.T, l *aggregation) string {
 	t.Helper()
 	b, err := json.MarshalIndent(l.agg.Results(), "", " ")
 	if err != nil {

@@ -44,6 +44,9 @@ func (pl *plan) slots() int { return len(pl.designs) + 1 }
 // units is the number of (build, scenario, trial) units.
 func (pl *plan) units() int { return len(pl.builds) * len(pl.scenarios) * pl.trials }
 
+// perBuild is the number of work items of one build.
+func (pl *plan) perBuild() int { return len(pl.scenarios) * pl.trials * pl.slots() }
+
 // total is the number of work items.
 func (pl *plan) total() int { return pl.units() * pl.slots() }
 

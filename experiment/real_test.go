@@ -92,6 +92,9 @@ func TestSweepRealDeterminism(t *testing.T) {
 		if !bytes.Equal(res1, readFile(t, filepath.Join(dir, ResultsFile))) {
 			t.Error("results.json differs between 1 and 4 workers")
 		}
+		if d := cmp.Diff(traceFiles(t, dir1), traceFiles(t, dir)); d != "" {
+			t.Errorf("kept traces differ between 1 and 4 workers (-1 +4):\n%s", d)
+		}
 	})
 
 	t.Run("no sharing", func(t *testing.T) {
@@ -131,6 +134,11 @@ func TestSweepRealDeterminism(t *testing.T) {
 		}
 		if d := cmp.Diff(storedRows(t, dir1), storedRows(t, opt.RunDir)); d != "" {
 			t.Errorf("stored rows differ after resume (-uninterrupted +resumed):\n%s", d)
+		}
+		// The uninterrupted run wrote its kept traces as it went, the
+		// resumed one from the store.
+		if d := cmp.Diff(traceFiles(t, dir1), traceFiles(t, opt.RunDir)); d != "" {
+			t.Errorf("kept traces differ after resume (-uninterrupted +resumed):\n%s", d)
 		}
 	})
 }
@@ -305,4 +313,22 @@ func TestRealBadInputFiles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// traceFiles reads a run folder's kept-trace files, by name; it fails on
+// a run that kept none.
+func traceFiles(tb testing.TB, runDir string) map[string]string {
+	tb.Helper()
+	paths, err := filepath.Glob(filepath.Join(runDir, TracesDir, "*"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, p := range paths {
+		out[filepath.Base(p)] = string(readFile(tb, p))
+	}
+	if len(out) == 0 {
+		tb.Fatalf("%s: no kept traces", runDir)
+	}
+	return out
 }

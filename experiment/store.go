@@ -125,6 +125,15 @@ func openStoreExisting(runDir string) (*store, error) {
 	return openStore(path)
 }
 
+// checkpoint copies the write-ahead log into the database file, so that
+// close has little left to do.
+func (s *store) checkpoint() error {
+	if _, err := s.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		return fmt.Errorf("checkpoint run store: %w", err)
+	}
+	return nil
+}
+
 // close checkpoints the WAL into the database file, leaves it as one file
 // (journal_mode DELETE) for auditors, and closes it.
 func (s *store) close() error {
@@ -284,6 +293,9 @@ type row struct {
 	traceSHA string
 	traceLen int
 	traceGZ  []byte
+	// traceLine is the item's line of traces/<build>.jsonl, when a fresh
+	// sweep writes the kept traces as it goes (see [liveTraces]).
+	traceLine []byte
 }
 
 // writer is the single goroutine that owns inserts: workers send it the
@@ -293,7 +305,7 @@ type writer struct {
 	ch       chan []row
 	batch    int
 	progress func(n int)
-	observe  func(rows []row)
+	observe  func(rows []row) error
 	done     chan struct{}
 	err      error
 	written  int
@@ -313,8 +325,9 @@ const writerQueue = 1024
 // startWriter starts the writer. progress, if not nil, is called from the
 // writer goroutine with the count of rows received so far; observe, if not
 // nil, is handed every batch of rows received, on the same goroutine,
-// before they are stored.
-func (s *store) startWriter(batch int, progress func(n int), observe func(rows []row)) *writer {
+// before they are stored: an error from it stops the writer like a failed
+// insert.
+func (s *store) startWriter(batch int, progress func(n int), observe func(rows []row) error) *writer {
 	if batch < 1 {
 		batch = DefaultBatch
 	}
@@ -400,7 +413,9 @@ func (w *writer) loop() {
 			continue // drain so workers never block
 		}
 		if w.observe != nil {
-			w.observe(rows)
+			if w.err = w.observe(rows); w.err != nil {
+				continue
+			}
 		}
 		pending = append(pending, rows...)
 		w.written += len(rows)

@@ -229,14 +229,14 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	log.Info().Str("run", runDir).Str("protocol", short(p.SHA256)).Int("items", pl.total()).
 		Int("stored", skipped).Int("workers", workers).Msg("sweep")
 
-	// A fresh sweep aggregates as it goes; a resumed one reads every
-	// stored row back when it ends (see finish).
-	var live *liveAggregate
+	// A fresh sweep aggregates and writes the kept traces as it goes; a
+	// resumed one reads every stored row back when it ends (see finish).
+	var lv *live
 	if skipped == 0 {
-		live = newLiveAggregate(pl)
+		lv = newLive(pl, runDir)
 	}
 	restoreGC := tuneGC(opt.GCPercent)
-	err = sweep(ctx, pl, s, done, skipped, workers, sample, live, opt)
+	err = sweep(ctx, pl, s, done, skipped, workers, sample, lv, opt)
 	restoreGC() // aggregation holds what grows with the run: collect as usual
 	if err != nil {
 		if ctx.Err() != nil {
@@ -251,7 +251,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	keptTrace := func(build, id string) bool {
 		return build == reports.CleanBuild || sampled(pl.seed, id, sample)
 	}
-	sum, err := finish(pl, s, live, runDir, man, keptTrace)
+	sum, err := finish(pl, s, lv, runDir, man, keptTrace)
 	if cerr := s.close(); err == nil && cerr != nil {
 		err = cerr
 	}
@@ -341,14 +341,14 @@ func checkStoreMeta(s *store, p *Protocol) error {
 
 // sweep runs every item not yet stored; live, if not nil, is handed every
 // row as the writer receives it.
-func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, workers int, sample float64, live *liveAggregate, opt Options) error {
+func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, workers int, sample float64, live *live, opt Options) error {
 	total := pl.total()
 	var progress func(int)
 	if opt.Progress != nil {
 		progress = func(n int) { opt.Progress(skipped+n, total) }
 		opt.Progress(skipped, total)
 	}
-	var observe func([]row)
+	var observe func([]row) error
 	if live != nil {
 		observe = live.observe
 	}
@@ -386,9 +386,16 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 						fail(err)
 						break
 					}
-					if err := out.attachTrace(out.keepTrace(pl.seed, sample, !opt.SampleTracesOnly)); err != nil {
+					k := out.keepTrace(pl.seed, sample, !opt.SampleTracesOnly)
+					if err := out.attachTrace(k); err != nil {
 						fail(err)
 						break
+					}
+					if live != nil && k == keepBytes {
+						if err := out.attachTraceLine(); err != nil {
+							fail(err)
+							break
+						}
 					}
 					rows = append(rows, out.row)
 				}
@@ -432,31 +439,42 @@ feed:
 	return nil
 }
 
-// finish takes the aggregation of a fresh sweep from live or, when live is
-// nil, aggregates the stored items in stream order; it writes the kept
-// traces that keptTrace accepts into traces/ (see [writeKeptTraces]) and
-// the results, whose report.html links the drill-down items whose trace
-// was written.
-func finish(pl *plan, s *store, live *liveAggregate, runDir string, man *Manifest, keptTrace func(build, id string) bool) (*Summary, error) {
-	if live == nil {
+// finish takes the aggregation and the kept traces of a fresh sweep from
+// live or, when live is nil, aggregates the stored items in stream order
+// and writes the kept traces that keptTrace accepts into traces/ (see
+// [writeKeptTraces]); then it writes the results, whose report.html links
+// the drill-down items whose trace was written.
+func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTrace func(build, id string) bool) (*Summary, error) {
+	var a *aggregation
+	if live != nil {
+		a = &live.aggregation
+	} else {
 		var err error
-		if live, err = readBack(pl, s); err != nil {
+		if a, err = readBack(pl, s); err != nil {
 			return nil, err
 		}
 	}
-	if !live.complete(pl.total()) {
-		return nil, fmt.Errorf("aggregated %d items, the plan has %d", live.added, pl.total())
+	if !a.complete(pl.total()) {
+		return nil, fmt.Errorf("aggregated %d items, the plan has %d", a.added, pl.total())
 	}
-	agg, wall := live.agg, live.wall
-	r := agg.Results()
+	r := a.agg.Results()
 	examples := map[string]bool{}
 	for _, ex := range r.Examples {
 		for _, it := range ex.Items {
 			examples[it.ID] = false
 		}
 	}
-	if err := writeKeptTraces(runDir, s, keptTrace, examples); err != nil {
-		return nil, err
+	if live == nil {
+		if err := writeKeptTraces(runDir, s, keptTrace, examples); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := live.traces.check(); err != nil {
+			return nil, err
+		}
+		for id := range examples {
+			examples[id] = live.traces.written[id]
+		}
 	}
 	for id, written := range examples {
 		if written {
@@ -467,20 +485,31 @@ func finish(pl *plan, s *store, live *liveAggregate, runDir string, man *Manifes
 		slices.Sort(r.TraceItems)
 		r.TracePattern = TraceBuildPattern
 	}
-	if err := pl.stack.Write(runDir, r); err != nil {
-		return nil, fmt.Errorf("write results: %w", err)
-	}
-	if err := s.index(); err != nil {
+	// The reports and the store's last writes do not touch each other:
+	// both at once. The store is marked complete once both are done.
+	stored := make(chan error, 1)
+	go func() {
+		err := s.index()
+		if err == nil {
+			err = s.setStatus(r.Mutants)
+		}
+		if err == nil {
+			err = s.checkpoint()
+		}
+		stored <- err
+	}()
+	werr := pl.stack.Write(runDir, r)
+	if err := <-stored; err != nil {
 		return nil, err
 	}
-	if err := s.setStatus(r.Mutants); err != nil {
-		return nil, err
+	if werr != nil {
+		return nil, fmt.Errorf("write results: %w", werr)
 	}
 	if err := s.setMeta(map[string]string{"complete": "1"}); err != nil {
 		return nil, err
 	}
 	man.WallMS = map[string]int64{}
-	for d, ns := range wall {
+	for d, ns := range a.wall {
 		man.WallMS[d] = ns / 1e6
 	}
 	valid := r.Validity.Valid
@@ -489,7 +518,7 @@ func finish(pl *plan, s *store, live *liveAggregate, runDir string, man *Manifes
 }
 
 // readBack aggregates every stored item in stream order.
-func readBack(pl *plan, s *store) (*liveAggregate, error) {
+func readBack(pl *plan, s *store) (*aggregation, error) {
 	n, err := s.count()
 	if err != nil {
 		return nil, fmt.Errorf("count stored items: %w", err)
@@ -497,10 +526,10 @@ func readBack(pl *plan, s *store) (*liveAggregate, error) {
 	if n != pl.total() {
 		return nil, fmt.Errorf("run store holds %d items, the plan has %d", n, pl.total())
 	}
-	l := newLiveAggregate(pl)
+	a := newAggregation(pl)
 	err = s.stream(pl, func(it reports.Item) error {
-		l.add(it)
+		a.add(it)
 		return nil
 	})
-	return l, err
+	return a, err
 }

@@ -130,6 +130,22 @@ func (o *outcome) attachTrace(k keep) error {
 	return nil
 }
 
+// attachTraceLine fills the row's line of traces/<build>.jsonl from the
+// trace attachTrace kept the bytes of.
+func (o *outcome) attachTraceLine() error {
+	if o.row.traceSHA == "" {
+		return nil
+	}
+	b, ok, err := o.traceBytes()
+	if err != nil {
+		return fmt.Errorf("trace of %s: %w", o.row.id, err)
+	}
+	if ok {
+		o.row.traceLine = appendTraceLine(nil, o.row.id, b)
+	}
+	return nil
+}
+
 // gzip compresses b with the worker's compressor (a new one allocates
 // about a megabyte, and a sync.Pool loses its compressors at every garbage
 // collection, which a sweep runs hundreds of).
@@ -351,61 +367,34 @@ func TraceBuildFile(runDir, build string) string {
 	return filepath.Join(runDir, TracesDir, build+".jsonl")
 }
 
-// writeKeptTraces writes, at the end of a run, every trace whose bytes the
-// store keeps for an item want accepts (the clean build's flagged and
-// failed items and the seeded sample) into traces/<build>.jsonl, one line
-// per item in store order: {"item":"<id>","trace":[<event>,...]} (a core
-// run's {"run":"<name>"} lines stay in the array, in place). One file per
-// item would cost several times more (about 0.6 s against 0.18 s for the
+// writeKeptTraces writes every trace whose bytes the store keeps for an
+// item want accepts (the clean build's flagged and failed items and the
+// seeded sample) into traces/<build>.jsonl, one line per item in store
+// order: {"item":"<id>","trace":[<event>,...]} (a core run's
+// {"run":"<name>"} lines stay in the array, in place). One file per item
+// would cost several times more (about 0.6 s against 0.18 s for the
 // default protocol's 2,400 kept traces). It reports, of the ids in
-// examples, those whose trace it wrote.
+// examples, those whose trace it wrote. A fresh sweep writes the same
+// files as it goes instead (see [liveTraces]); a resumed one reads them
+// back here.
 func writeKeptTraces(runDir string, s *store, want func(build, id string) bool, examples map[string]bool) error {
-	dir := filepath.Join(runDir, TracesDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("write traces: %w", err)
-	}
 	var (
-		f    *os.File
-		w    *bufio.Writer
-		cur  string
+		f    *traceFile
 		line []byte
 	)
-	closeFile := func() error {
-		if f == nil {
-			return nil
-		}
-		name := f.Name()
-		err := w.Flush()
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Chmod(name, 0o644)
-		}
-		if err == nil {
-			err = os.Rename(name, TraceBuildFile(runDir, cur))
-		}
-		f = nil
-		if err != nil {
-			os.Remove(name)
-			return fmt.Errorf("write traces of %s: %w", cur, err)
-		}
-		return nil
-	}
 	err := s.keptTraces(want, func(build, id string, trace []byte) error {
-		if build != cur || f == nil {
-			if err := closeFile(); err != nil {
+		if f == nil || f.build != build {
+			if err := f.commit(); err != nil {
 				return err
 			}
 			var err error
-			if f, err = os.CreateTemp(dir, "."+build+".jsonl.*"); err != nil {
-				return fmt.Errorf("write traces of %s: %w", build, err)
+			if f, err = createTraceFile(runDir, build); err != nil {
+				return err
 			}
-			w, cur = bufio.NewWriterSize(f, 1<<16), build
 		}
 		line = appendTraceLine(line[:0], id, trace)
-		if _, err := w.Write(line); err != nil {
-			return fmt.Errorf("write traces of %s: %w", build, err)
+		if err := f.write(line); err != nil {
+			return err
 		}
 		if _, ok := examples[id]; ok {
 			examples[id] = true
@@ -413,13 +402,69 @@ func writeKeptTraces(runDir string, s *store, want func(build, id string) bool, 
 		return nil
 	})
 	if err != nil {
-		if f != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
+		f.abort()
 		return err
 	}
-	return closeFile()
+	return f.commit()
+}
+
+// traceFile is a build's kept-trace file being written: a temporary file
+// in traces/ that commit renames into place.
+type traceFile struct {
+	runDir, build string
+	f             *os.File
+	w             *bufio.Writer
+}
+
+func createTraceFile(runDir, build string) (*traceFile, error) {
+	dir := filepath.Join(runDir, TracesDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("write traces: %w", err)
+	}
+	f, err := os.CreateTemp(dir, "."+build+".jsonl.*")
+	if err != nil {
+		return nil, fmt.Errorf("write traces of %s: %w", build, err)
+	}
+	return &traceFile{runDir: runDir, build: build, f: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
+}
+
+func (t *traceFile) write(line []byte) error {
+	if _, err := t.w.Write(line); err != nil {
+		return fmt.Errorf("write traces of %s: %w", t.build, err)
+	}
+	return nil
+}
+
+// commit puts the file in place as traces/<build>.jsonl; a nil file
+// commits nothing.
+func (t *traceFile) commit() error {
+	if t == nil {
+		return nil
+	}
+	name := t.f.Name()
+	err := t.w.Flush()
+	if cerr := t.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(name, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(name, TraceBuildFile(t.runDir, t.build))
+	}
+	if err != nil {
+		os.Remove(name)
+		return fmt.Errorf("write traces of %s: %w", t.build, err)
+	}
+	return nil
+}
+
+// abort removes the unfinished file; a nil file does nothing.
+func (t *traceFile) abort() {
+	if t != nil {
+		t.f.Close()
+		os.Remove(t.f.Name())
+	}
 }
 
 // appendTraceLine appends {"item":"<id>","trace":[...]} and a newline to
