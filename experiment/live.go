@@ -1,8 +1,11 @@
 package experiment
 
 import (
+	"bufio"
 	"cmp"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -88,28 +91,39 @@ func (a *aggregation) complete(total int) bool {
 
 // liveTraces writes traces/<build>.jsonl during a fresh sweep, the same
 // bytes [writeKeptTraces] writes from the store: the workers give each
-// kept item its line (row.traceLine), and when the last item of a build
-// arrives its lines are sorted into store order and written. Builds are
-// swept one after another, so only the lines of the few builds in flight
-// are held.
+// kept item its line (row.traceLine), which is appended to the build's
+// spool file as it arrives; when the last item of the build arrives the
+// lines are copied from the spool, in store order, into the build's file.
+// Only their places are held in memory: the clean build alone keeps about
+// 100 MB of traces at 200 trials.
 type liveTraces struct {
 	runDir   string
 	perBuild int
 	seen     map[string]int // items received per build not yet written
-	lines    map[string][]keptLine
+	spools   map[string]*spool
 	written  map[string]bool // item ids whose trace is in a file
 }
 
-type keptLine struct {
+// spool is a build's kept lines in arrival order, in a temporary file.
+type spool struct {
+	f     *os.File
+	w     *bufio.Writer
+	size  int64
+	lines []spooled
+}
+
+// spooled is where one kept line is in its spool.
+type spooled struct {
 	design, scenario string
 	trial            int
 	id               string
-	line             []byte
+	off              int64
+	n                int
 }
 
 func newLiveTraces(pl *plan, runDir string) liveTraces {
 	return liveTraces{runDir: runDir, perBuild: pl.perBuild(), seen: map[string]int{},
-		lines: map[string][]keptLine{}, written: map[string]bool{}}
+		spools: map[string]*spool{}, written: map[string]bool{}}
 }
 
 func (t *liveTraces) observe(rows []row) error {
@@ -117,7 +131,9 @@ func (t *liveTraces) observe(rows []row) error {
 		r := &rows[i]
 		b := r.item.Build
 		if r.traceLine != nil {
-			t.lines[b] = append(t.lines[b], keptLine{r.item.Design, r.item.Scenario, r.item.Trial, r.id, r.traceLine})
+			if err := t.spool(b, r); err != nil {
+				return err
+			}
 		}
 		if t.seen[b]++; t.seen[b] == t.perBuild {
 			if err := t.write(b); err != nil {
@@ -128,23 +144,56 @@ func (t *liveTraces) observe(rows []row) error {
 	return nil
 }
 
-// write writes a complete build's kept traces, in store order.
+func (t *liveTraces) spool(build string, r *row) error {
+	sp := t.spools[build]
+	if sp == nil {
+		dir := filepath.Join(t.runDir, TracesDir)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("write traces: %w", err)
+		}
+		f, err := os.CreateTemp(dir, "."+build+".spool.*")
+		if err != nil {
+			return fmt.Errorf("write traces of %s: %w", build, err)
+		}
+		sp = &spool{f: f, w: bufio.NewWriterSize(f, 1<<16)}
+		t.spools[build] = sp
+	}
+	if _, err := sp.w.Write(r.traceLine); err != nil {
+		return fmt.Errorf("write traces of %s: %w", build, err)
+	}
+	sp.lines = append(sp.lines, spooled{r.item.Design, r.item.Scenario, r.item.Trial, r.id, sp.size, len(r.traceLine)})
+	sp.size += int64(len(r.traceLine))
+	return nil
+}
+
+// write writes a complete build's kept traces, in store order, and removes
+// its spool.
 func (t *liveTraces) write(build string) error {
-	lines := t.lines[build]
-	delete(t.lines, build)
 	delete(t.seen, build)
-	if len(lines) == 0 {
+	sp := t.spools[build]
+	if sp == nil {
 		return nil
 	}
-	slices.SortFunc(lines, func(a, b keptLine) int {
+	delete(t.spools, build)
+	defer sp.remove()
+	if err := sp.w.Flush(); err != nil {
+		return fmt.Errorf("write traces of %s: %w", build, err)
+	}
+	slices.SortFunc(sp.lines, func(a, b spooled) int {
 		return cmp.Or(strings.Compare(a.design, b.design), strings.Compare(a.scenario, b.scenario), cmp.Compare(a.trial, b.trial))
 	})
 	f, err := createTraceFile(t.runDir, build)
 	if err != nil {
 		return err
 	}
-	for _, l := range lines {
-		if err := f.write(l.line); err != nil {
+	var buf []byte
+	for _, l := range sp.lines {
+		buf = slices.Grow(buf[:0], l.n)[:l.n]
+		if _, err := sp.f.ReadAt(buf, l.off); err != nil {
+			f.abort()
+			return fmt.Errorf("write traces of %s: spool: %w", build, err)
+		}
+		if err := f.write(buf); err != nil {
 			f.abort()
 			return err
 		}
@@ -152,10 +201,24 @@ func (t *liveTraces) write(build string) error {
 	if err := f.commit(); err != nil {
 		return err
 	}
-	for _, l := range lines {
+	for _, l := range sp.lines {
 		t.written[l.id] = true
 	}
 	return nil
+}
+
+func (sp *spool) remove() {
+	sp.f.Close()
+	os.Remove(sp.f.Name())
+}
+
+// close removes the spools of builds that never completed (a cancelled or
+// failed sweep).
+func (t *liveTraces) close() {
+	for b, sp := range t.spools {
+		sp.remove()
+		delete(t.spools, b)
+	}
 }
 
 // check reports an error when a build's items did not all arrive.

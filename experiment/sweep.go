@@ -237,6 +237,9 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	}
 	restoreGC := tuneGC(opt.GCPercent)
 	err = sweep(ctx, pl, s, done, skipped, workers, sample, lv, opt)
+	if lv != nil {
+		lv.traces.close() // the spools of builds an interrupted sweep left
+	}
 	restoreGC() // aggregation holds what grows with the run: collect as usual
 	if err != nil {
 		if ctx.Err() != nil {
