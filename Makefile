@@ -9,6 +9,8 @@ BENCHCOUNT  ?= 6
 BENCHTIME   ?= 0.3s
 SWEEPCOUNT  ?= 6
 SWEEPTRIALS ?= 20
+# bench: pairs of 1- and 2-worker sweeps behind the speed-up figure
+SPEEDUPPAIRS ?= 8
 STATICCHECK_VERSION ?= v0.8.2
 
 .PHONY: all run test test-short bench lint build cover tidy clean
@@ -32,12 +34,14 @@ test-short:
 	$(GO) test -short $(PKGS)
 
 ## bench: every benchmark, benchstat-friendly, written to $(BENCHOUT)
-## (a few minutes); the whole-sweep benchmark runs the default protocol
-## at workers 1 and 2. Compare two files with benchstat old.txt new.txt.
+## (about five minutes); the whole-sweep benchmark runs the default
+## protocol at workers 1 and 2, and the speed-up benchmark the median ratio
+## of $(SPEEDUPPAIRS) back-to-back pairs. Compare two files with benchstat old.txt new.txt.
 bench:
 	@mkdir -p $(dir $(BENCHOUT))
-	$(GO) test -run '^$$' -bench . -skip '^BenchmarkSweep$$' -benchmem -count $(BENCHCOUNT) -benchtime $(BENCHTIME) $(PKGS) > $(BENCHOUT).tmp
+	$(GO) test -run '^$$' -bench . -skip '^BenchmarkSweep' -benchmem -count $(BENCHCOUNT) -benchtime $(BENCHTIME) $(PKGS) > $(BENCHOUT).tmp
 	$(GO) test -run '^$$' -bench '^BenchmarkSweep$$' -benchmem -count $(SWEEPCOUNT) -benchtime 1x ./experiment -sweep.trials $(SWEEPTRIALS) >> $(BENCHOUT).tmp
+	$(GO) test -run '^$$' -bench '^BenchmarkSweepSpeedup$$' -benchtime $(SPEEDUPPAIRS)x ./experiment -sweep.trials $(SWEEPTRIALS) >> $(BENCHOUT).tmp
 	@mv $(BENCHOUT).tmp $(BENCHOUT)
 	@grep -E '^(Benchmark|goos|goarch|pkg|cpu)' $(BENCHOUT)
 

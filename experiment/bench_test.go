@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 	"testing"
@@ -92,4 +93,47 @@ func BenchmarkSweep(b *testing.B) {
 			b.ReportMetric(float64(items)/float64(b.N), "items/op")
 		})
 	}
+}
+
+// BenchmarkSweepSpeedup measures the 1 → 2 worker speed-up of the same
+// sweep as BenchmarkSweep on a machine whose speed drifts over minutes
+// (a shared virtual machine): each iteration runs it with 1 and with 2
+// workers back to back, in alternating order, and the speed-up reported
+// is the median of the per-pair ratios of wall time, e.g.
+//
+//	go test ./experiment -run '^$' -bench SweepSpeedup -benchtime 8x -sweep.trials 20
+func BenchmarkSweepSpeedup(b *testing.B) {
+	st := realStack(b)
+	run := func(i, workers int) float64 {
+		opt := Options{RunDir: filepath.Join(b.TempDir(), fmt.Sprintf("%d-%d", i, workers)), Workers: workers,
+			Trials: *sweepTrials, Stack: st, Logger: zerolog.Nop()}
+		start := time.Now()
+		if _, err := Run(context.Background(), opt); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start).Seconds()
+	}
+	var ratios, one, two []float64
+	for i := range b.N {
+		var w1, w2 float64
+		if i%2 == 0 {
+			w1, w2 = run(i, 1), run(i, 2)
+		} else {
+			w2, w1 = run(i, 2), run(i, 1)
+		}
+		ratios, one, two = append(ratios, w1/w2), append(one, w1), append(two, w2)
+	}
+	b.ReportMetric(median(ratios), "speedup")
+	b.ReportMetric(median(one), "s-workers=1")
+	b.ReportMetric(median(two), "s-workers=2")
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
