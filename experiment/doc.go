@@ -2,9 +2,9 @@
 // [Protocol], plans the work items of a sweep (every build, design,
 // scenario and trial, plus one integrated observation run per build,
 // scenario and trial), runs them on a worker pool, streams every outcome
-// through a single writer into the run store (runs.db, SQLite), and at the
-// end streams the stored rows, in a fixed order, into the reports
-// aggregation. A run folder holds everything needed to continue an
+// through a single writer into the run store (runs.db, SQLite) and, on the
+// same goroutine, into the reports aggregation and the kept-trace files
+// (a resumed sweep reads every stored row back at the end instead). A run folder holds everything needed to continue an
 // interrupted sweep ([Options].Resume), to regenerate any work item exactly
 // ([Replay]) and to check that the protocol did not change since the run
 // started ([VerifyRun]).
@@ -22,10 +22,14 @@
 //
 // # Determinism
 //
-// Aggregation reads rows out of runs.db ordered by build (clean first),
-// design (the observation run first), scenario and trial, so an
-// interrupted-then-resumed run and an uninterrupted one aggregate the same
-// rows in the same order and write byte-identical results.json. Wall-clock
+// The aggregation needs every clean-build item before any mutated one (to
+// compare each mutated item with its clean twin) and is otherwise
+// independent of the order items arrive in (reports tests it). A fresh
+// sweep aggregates rows as the writer receives them, holding back the few
+// mutated rows that overtake the last clean ones; a resumed sweep reads
+// the rows out of runs.db ordered by build (clean first), design (the
+// observation run first), scenario and trial. Both write byte-identical
+// results.json, whatever the worker count; tests compare them. Wall-clock
 // time lives only in manifest.json (per design, WallMS) and in the store's
 // wall_ns column; results.json leaves it out (reports.Results.SetWall puts
 // it back in the rendered cost table).
@@ -46,10 +50,10 @@
 //	manifest.json      protocol hash, versions, hashes, seed, workers, start and end times
 //	runs.db            SQLite, described below
 //	results.json ...   written by reports.WriteAll
-//	traces/<build>.jsonl  kept traces, written at the end of the run
+//	traces/<build>.jsonl  kept traces, written as each build completes
 //	traces/<item>.jsonl   traces exported on demand (ExportTraces, ReplayResult.WriteTrace)
 //
-// At the end of a run, the traces whose bytes the store keeps for the
+// As each build completes, the traces whose bytes the store keeps for the
 // clean build's flagged design items and failed observation runs and for
 // the seeded sample of all items (Options.TraceSample) are written into
 // traces/<build>.jsonl, one line per item in store order:

@@ -84,8 +84,8 @@ type Summary struct {
 // Run runs a protocol's sweep into a run folder: every (build, design,
 // scenario, trial) work item and every observation run, the clean build
 // first, on a worker pool, each outcome streamed through one writer into
-// runs.db; then it aggregates the stored rows and writes results.json and
-// the reports. Cancelling ctx stops the sweep cleanly: every finished item
+// runs.db and into the aggregation; then it writes results.json and the
+// reports (a resumed run aggregates the stored rows instead). Cancelling ctx stops the sweep cleanly: every finished item
 // is committed, and Options.Resume continues from there. A run that fails
 // the validity gate returns a [*DiscardedError] after writing every output.
 func Run(ctx context.Context, opt Options) (*Summary, error) {
