@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"syscall"
@@ -82,6 +84,9 @@ func BenchmarkSweep(b *testing.B) {
 			for i := range b.N {
 				opt := Options{RunDir: filepath.Join(b.TempDir(), strconv.Itoa(i)), Workers: workers, Trials: *sweepTrials,
 					Stack: st, Logger: zerolog.Nop()}
+				b.StopTimer()
+				freshHeap()
+				b.StartTimer()
 				sum, err := Run(context.Background(), opt)
 				if err != nil {
 					b.Fatal(err)
@@ -98,15 +103,16 @@ func BenchmarkSweep(b *testing.B) {
 // BenchmarkSweepSpeedup measures the 1 → 2 worker speed-up of the same
 // sweep as BenchmarkSweep on a machine whose speed drifts over minutes
 // (a shared virtual machine): each iteration runs it with 1 and with 2
-// workers back to back, in alternating order, and the speed-up reported
-// is the median of the per-pair ratios of wall time, e.g.
+// workers back to back, in alternating order, each on a new stack and a
+// heap handed back to the system (as `baton run` starts), and the speed-up
+// reported is the median of the per-pair ratios of wall time, e.g.
 //
 //	go test ./experiment -run '^$' -bench SweepSpeedup -benchtime 8x -sweep.trials 20
 func BenchmarkSweepSpeedup(b *testing.B) {
-	st := realStack(b)
 	run := func(i, workers int) float64 {
 		opt := Options{RunDir: filepath.Join(b.TempDir(), fmt.Sprintf("%d-%d", i, workers)), Workers: workers,
-			Trials: *sweepTrials, Stack: st, Logger: zerolog.Nop()}
+			Trials: *sweepTrials, Stack: realStack(b), Logger: zerolog.Nop()}
+		freshHeap()
 		start := time.Now()
 		if _, err := Run(context.Background(), opt); err != nil {
 			b.Fatal(err)
@@ -136,4 +142,12 @@ func median(xs []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// freshHeap collects and hands the heap's free memory back to the system,
+// so that a sweep in a benchmark starts as one in a new process does: the
+// pages its heap grows into are new to it, not left by the sweep before.
+func freshHeap() {
+	runtime.GC()
+	debug.FreeOSMemory()
 }
