@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -342,6 +343,10 @@ func checkStoreMeta(s *store, p *Protocol) error {
 	return nil
 }
 
+// sendRows is how many rows a worker gathers before it hands them to the
+// writer.
+const sendRows = 64
+
 // sweep runs every item not yet stored; live, if not nil, is handed every
 // row as the writer receives it.
 func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, workers int, sample float64, live *live, opt Options) error {
@@ -367,18 +372,40 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 		errOnce.Do(func() { firstErr = err; cancel() })
 	}
 
-	units := make(chan unit, workers*2)
+	// Workers take units in plan order from a shared cursor (a channel fed
+	// by another goroutine would wake it, a system call, for every unit).
+	var cursor atomic.Int64
+	next := func() (unit, bool) {
+		for ctx.Err() == nil {
+			i := int(cursor.Add(1) - 1)
+			if i >= pl.units() {
+				break
+			}
+			for slot := range pl.slots() {
+				if !done.has(itemIndex(pl, i, slot)) {
+					return pl.unitAt(i), true
+				}
+			}
+		}
+		return unit{}, false
+	}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			memo := newUnitMemo(!opt.noShare)
-			for u := range units {
-				if ctx.Err() != nil {
-					continue
+			var rows []row
+			defer func() {
+				if len(rows) > 0 {
+					w.send(rows) // finished items are kept even when cancelled
 				}
-				rows := make([]row, 0, pl.slots())
+			}()
+			for {
+				u, ok := next()
+				if !ok {
+					break
+				}
 				memo.reset()
 				for slot := range pl.slots() {
 					if done.has(itemIndex(pl, u.index, slot)) {
@@ -402,33 +429,16 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 					}
 					rows = append(rows, out.row)
 				}
-				if len(rows) > 0 {
-					w.send(rows) // finished items are kept even when cancelled
+				// Rows go to the writer a few units at a time: each hand-over
+				// may wake it, which costs a system call or two.
+				if len(rows) >= sendRows {
+					w.send(rows)
+					rows = nil
 				}
 			}
 		}()
 	}
 
-feed:
-	for i := range pl.units() {
-		u := pl.unitAt(i)
-		all := true
-		for slot := range pl.slots() {
-			if !done.has(itemIndex(pl, i, slot)) {
-				all = false
-				break
-			}
-		}
-		if all {
-			continue
-		}
-		select {
-		case units <- u:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(units)
 	wg.Wait()
 	werr := w.close()
 	switch {
