@@ -317,10 +317,12 @@ type writer struct {
 // most one batch, which a resume re-runs.
 const DefaultBatch = 4000
 
-// writerQueue is how many units' rows wait for the writer: enough that
-// the workers go on computing while it commits a batch (about 30 ms for
-// DefaultBatch rows, in which one worker finishes some 150 units).
-const writerQueue = 1024
+// writerQueue is how many hand-overs of rows (sendRows each) wait for the
+// writer: about 1,000 rows, enough that a lone worker goes on computing
+// while the writer commits a batch (about 30 ms for DefaultBatch rows, in
+// which it finishes some 600 items), and few enough that the rows waiting
+// for a writer that competes with two workers for two cores hold little.
+const writerQueue = 16
 
 // startWriter starts the writer. progress, if not nil, is called from the
 // writer goroutine with the count of rows received so far; observe, if not

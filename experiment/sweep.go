@@ -429,8 +429,8 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 					}
 					rows = append(rows, out.row)
 				}
-				// Rows go to the writer a few units at a time: each hand-over
-				// may wake it, which costs a system call or two.
+				// Rows go to the writer sendRows at a time: a hand-over to a
+				// writer waiting on another core wakes it, a system call.
 				if len(rows) >= sendRows {
 					w.send(rows)
 					rows = nil
