@@ -276,12 +276,11 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 
 // DefaultGCPercent is the garbage collector's target during a sweep. A
 // sweep allocates fast (about 37 KB per work item) over a small live heap
-// (some tens of megabytes, nearly flat in the trials), so the runtime's
-// default of 100 collects several hundred times and spends about a sixth
-// of the CPU doing so; 800 collects about a tenth as often, for a peak
-// resident set of about 280 MB instead of 170 MB at 400 (and still flat:
-// 325 MB at 200 trials). After the sweep the reports run with the
-// collector as it was.
+// (20–40 MB, nearly flat in the trials), so the runtime's default of 100
+// collects some 180 times and spends about a sixth of the CPU doing so;
+// 800 collects about 35 times, for a peak resident set of about 350 MB
+// instead of 170 MB at 400 (and still flat: 430 MB at 200 trials). After
+// the sweep the reports run with the collector as it was.
 const DefaultGCPercent = 800
 
 // tuneGC sets the collector's target for a run (see Options.GCPercent) and
