@@ -277,8 +277,8 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 // DefaultGCPercent is the garbage collector's target during a sweep. A
 // sweep allocates fast (about 37 KB per work item) over a small live heap
 // (20–40 MB, nearly flat in the trials), so the runtime's default of 100
-// collects some 180 times and spends about a sixth of the CPU doing so;
-// 800 collects about 35 times, for a peak resident set of about 350 MB
+// collects some 250 times and spends about a sixth of the CPU doing so;
+// 800 collects some 30 times, for a peak resident set of about 350 MB
 // instead of 170 MB at 400 (and still flat: 430 MB at 200 trials). After
 // the sweep the reports run with the collector as it was.
 const DefaultGCPercent = 800
