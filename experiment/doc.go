@@ -3,11 +3,12 @@
 // scenario and trial, plus one integrated observation run per build,
 // scenario and trial), runs them on a worker pool, streams every outcome
 // through a single writer into the run store (runs.db, SQLite) and, on the
-// same goroutine, into the reports aggregation and the kept-trace files
-// (a resumed sweep reads every stored row back at the end instead). A run folder holds everything needed to continue an
-// interrupted sweep ([Options].Resume), to regenerate any work item exactly
-// ([Replay]) and to check that the protocol did not change since the run
-// started ([VerifyRun]).
+// same goroutine, into the reports aggregation and the kept-trace files (a
+// resumed sweep reads every stored row back at the end instead). A run
+// folder holds everything needed to continue an interrupted sweep
+// ([Options].Resume), to regenerate any work item exactly ([Replay]) and
+// to check that the protocol did not change since the run started
+// ([VerifyRun]).
 //
 // # Work items
 //

@@ -28,9 +28,10 @@ import (
 // flagged and failed items (the false alarms) and for a seeded sample of
 // every item. Replay regenerates any trace and checks it against the hash;
 // ExportTraces writes traces/<item>.jsonl from the stored bytes or, where
-// only the hash is stored, from a checked regeneration. At the end of a
-// run, the kept bytes of the clean build's and the sample's traces are
-// written to traces/<build>.jsonl (see writeKeptTraces).
+// only the hash is stored, from a checked regeneration. The kept bytes of
+// the clean build's and the sample's traces are also written to
+// traces/<build>.jsonl: by a fresh sweep as each build completes (see
+// liveTraces), by a resumed one at its end (see writeKeptTraces).
 
 // TracesDir is the run folder's trace folder: the kept traces per build,
 // written at the end of a run, and traces exported on demand.
