@@ -42,7 +42,10 @@ func (m *invoiceMission) Run(b Build, sc *Scenario, seed uint64, env Env) *Run {
 	r.runDay()
 	r.finish(b.oracle)
 	r.release()
-	return &Run{Trace: &r.trace, End: r.sb.Snapshot(), Cost: r.cost}
+	end := r.sb.Snapshot()
+	r.sb.Recycle()
+	r.sb = nil
+	return &Run{Trace: &r.trace, End: end, Cost: r.cost}
 }
 
 // runDay processes the scenario's emails in order, each through every agent
@@ -121,6 +124,8 @@ func (m *invoiceMission) RunCore(b Build, agent Agent, sc *Scenario, in CoreInpu
 	}
 	r.finish(b.oracle)
 	r.release()
+	r.sb.Recycle()
+	r.sb = nil
 	var calls []ToolCall
 	if r.last != nil {
 		calls = r.last.calls

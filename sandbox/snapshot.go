@@ -30,23 +30,24 @@ func (st *State) Sort() {
 	slices.SortStableFunc(st.Log, func(a, b LogEntry) int { return cmp.Compare(a.Seq, b.Seq) })
 }
 
-// copyState deep-copies src into dst. Flat slices take one allocation each;
-// the lines of all purchase orders and the entries of all reports share one
-// backing array apiece.
+// copyState deep-copies src into dst, whose arrays it reuses when they are
+// large enough (a recycled sandbox's). Flat slices take one allocation
+// each otherwise; the lines of all purchase orders and the entries of all
+// reports share one new backing array apiece.
 func copyState(dst, src *State) {
-	dst.Suppliers = clone(src.Suppliers)
-	dst.GoodsReceipts = clone(src.GoodsReceipts)
-	dst.Invoices = clone(src.Invoices)
-	dst.Matches = clone(src.Matches)
-	dst.Ledger = clone(src.Ledger)
-	dst.Approvals = clone(src.Approvals)
-	dst.Payments = clone(src.Payments)
-	dst.Escalations = clone(src.Escalations)
-	dst.Rejections = clone(src.Rejections)
-	dst.Closures = clone(src.Closures)
-	dst.Log = clone(src.Log)
+	dst.Suppliers = cloneInto(dst.Suppliers, src.Suppliers)
+	dst.GoodsReceipts = cloneInto(dst.GoodsReceipts, src.GoodsReceipts)
+	dst.Invoices = cloneInto(dst.Invoices, src.Invoices)
+	dst.Matches = cloneInto(dst.Matches, src.Matches)
+	dst.Ledger = cloneInto(dst.Ledger, src.Ledger)
+	dst.Approvals = cloneInto(dst.Approvals, src.Approvals)
+	dst.Payments = cloneInto(dst.Payments, src.Payments)
+	dst.Escalations = cloneInto(dst.Escalations, src.Escalations)
+	dst.Rejections = cloneInto(dst.Rejections, src.Rejections)
+	dst.Closures = cloneInto(dst.Closures, src.Closures)
+	dst.Log = cloneInto(dst.Log, src.Log)
 
-	dst.PurchaseOrders = clone(src.PurchaseOrders)
+	dst.PurchaseOrders = cloneInto(dst.PurchaseOrders, src.PurchaseOrders)
 	n := 0
 	for i := range src.PurchaseOrders {
 		n += len(src.PurchaseOrders[i].Lines)
@@ -64,7 +65,7 @@ func copyState(dst, src *State) {
 		}
 	}
 
-	dst.Reports = clone(src.Reports)
+	dst.Reports = cloneInto(dst.Reports, src.Reports)
 	n = 0
 	for i := range src.Reports {
 		n += len(src.Reports[i].Entries)
@@ -83,11 +84,39 @@ func copyState(dst, src *State) {
 	}
 }
 
-// clone copies s; nil and empty stay nil so that a copy of an empty state
-// costs nothing.
-func clone[T any](s []T) []T {
+// cloneInto copies s into dst's array when it is large enough, else into
+// a new one. An empty s copies into an empty dst: nil for a nil dst (a
+// new state), so that a copy of an empty state costs nothing and a
+// snapshot of one holds nil.
+func cloneInto[T any](dst, s []T) []T {
 	if len(s) == 0 {
-		return nil
+		return dst[:0]
 	}
-	return append(make([]T, 0, len(s)), s...)
+	if cap(dst) < len(s) {
+		dst = make([]T, 0, len(s))
+	}
+	return append(dst[:0], s...)
+}
+
+// empty makes every slice of st empty, keeping the arrays for the next
+// copy into st and holding on to nothing they pointed to.
+func (st *State) empty() {
+	st.Suppliers = emptied(st.Suppliers)
+	st.PurchaseOrders = emptied(st.PurchaseOrders)
+	st.GoodsReceipts = emptied(st.GoodsReceipts)
+	st.Invoices = emptied(st.Invoices)
+	st.Matches = emptied(st.Matches)
+	st.Ledger = emptied(st.Ledger)
+	st.Approvals = emptied(st.Approvals)
+	st.Payments = emptied(st.Payments)
+	st.Escalations = emptied(st.Escalations)
+	st.Rejections = emptied(st.Rejections)
+	st.Closures = emptied(st.Closures)
+	st.Reports = emptied(st.Reports)
+	st.Log = emptied(st.Log)
+}
+
+func emptied[T any](s []T) []T {
+	clear(s)
+	return s[:0]
 }
