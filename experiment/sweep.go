@@ -275,7 +275,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 }
 
 // DefaultGCPercent is the garbage collector's target during a sweep. A
-// sweep allocates fast (about 37 KB per work item) over a small live heap
+// sweep allocates fast (about 30 KB per work item) over a small live heap
 // (20–40 MB, nearly flat in the trials), so the runtime's default of 100
 // collects some 250 times and spends about a sixth of the CPU doing so;
 // 800 collects some 30 times, for a peak resident set of about 350 MB
