@@ -81,17 +81,11 @@ func BenchmarkSweep(b *testing.B) {
 			items := 0
 			b.ReportAllocs()
 			cpu0 := cpuTime(b)
-			for i := range b.N {
-				opt := Options{RunDir: filepath.Join(b.TempDir(), strconv.Itoa(i)), Workers: workers, Trials: *sweepTrials,
-					Stack: st, Logger: zerolog.Nop()}
+			for range b.N {
 				b.StopTimer()
 				freshHeap()
 				b.StartTimer()
-				sum, err := Run(context.Background(), opt)
-				if err != nil {
-					b.Fatal(err)
-				}
-				items += sum.Items
+				items += sweepOnce(b, st, workers).Items
 			}
 			b.ReportMetric(float64(items)/b.Elapsed().Seconds(), "items/s")
 			b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(items), "cpu-ns/item")
@@ -109,23 +103,20 @@ func BenchmarkSweep(b *testing.B) {
 //
 //	go test ./experiment -run '^$' -bench SweepSpeedup -benchtime 8x -sweep.trials 20
 func BenchmarkSweepSpeedup(b *testing.B) {
-	run := func(i, workers int) float64 {
-		opt := Options{RunDir: filepath.Join(b.TempDir(), fmt.Sprintf("%d-%d", i, workers)), Workers: workers,
-			Trials: *sweepTrials, Stack: realStack(b), Logger: zerolog.Nop()}
+	run := func(workers int) float64 {
+		st := realStack(b)
 		freshHeap()
 		start := time.Now()
-		if _, err := Run(context.Background(), opt); err != nil {
-			b.Fatal(err)
-		}
+		sweepOnce(b, st, workers)
 		return time.Since(start).Seconds()
 	}
 	var ratios, one, two []float64
 	for i := range b.N {
 		var w1, w2 float64
 		if i%2 == 0 {
-			w1, w2 = run(i, 1), run(i, 2)
+			w1, w2 = run(1), run(2)
 		} else {
-			w2, w1 = run(i, 2), run(i, 1)
+			w2, w1 = run(2), run(1)
 		}
 		ratios, one, two = append(ratios, w1/w2), append(one, w1), append(two, w2)
 	}
@@ -142,6 +133,18 @@ func median(xs []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// sweepOnce runs the default protocol with -sweep.trials trials on st
+// into a new run folder.
+func sweepOnce(b *testing.B, st *Stack, workers int) *Summary {
+	opt := Options{RunDir: filepath.Join(b.TempDir(), "run"), Workers: workers, Trials: *sweepTrials,
+		Stack: st, Logger: zerolog.Nop()}
+	sum, err := Run(context.Background(), opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return sum
 }
 
 // freshHeap collects and hands the heap's free memory back to the system,

@@ -416,15 +416,9 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 						break
 					}
 					k := out.keepTrace(pl.seed, sample, !opt.SampleTracesOnly)
-					if err := out.attachTrace(k); err != nil {
+					if err := out.attachTrace(k, live != nil); err != nil {
 						fail(err)
 						break
-					}
-					if live != nil && k == keepBytes {
-						if err := out.attachTraceLine(); err != nil {
-							fail(err)
-							break
-						}
 					}
 					rows = append(rows, out.row)
 				}

@@ -92,17 +92,19 @@ func (o *outcome) keepTrace(master uint64, rate float64, flagged bool) keep {
 	return keepNone
 }
 
-// attachTrace fills the row's trace fields. A trace that several items of
-// the unit share (the observation run and design B's, A's and C's core
-// runs) is serialised, hashed and compressed once.
-func (o *outcome) attachTrace(k keep) error {
+// attachTrace fills the row's trace fields and, when line is set and k
+// keeps the bytes, the row's line of traces/<build>.jsonl. A trace that
+// several items of the unit share (the observation run and design B's,
+// A's and C's core runs) is serialised, hashed and compressed once.
+func (o *outcome) attachTrace(k keep, line bool) error {
 	if k == keepNone {
 		return nil
 	}
+	line = line && k == keepBytes
 	m := o.memo
 	key := o.tracesKey()
-	sha, ok := m.kept[key]
-	if ok && (k == keepHash || m.sent[sha]) {
+	sha, known := m.kept[key]
+	if known && !line && (k == keepHash || m.sent[sha]) {
 		o.row.traceSHA = sha
 		return nil
 	}
@@ -119,6 +121,9 @@ func (o *outcome) attachTrace(k keep) error {
 		m.kept[key] = sha
 	}
 	o.row.traceSHA = sha
+	if line {
+		o.row.traceLine = appendTraceLine(nil, o.row.id, b)
+	}
 	if k == keepHash || m.sent[sha] {
 		return nil
 	}
@@ -128,22 +133,6 @@ func (o *outcome) attachTrace(k keep) error {
 		return fmt.Errorf("trace of %s: %w", o.row.id, err)
 	}
 	o.row.traceLen, o.row.traceGZ = len(b), gz
-	return nil
-}
-
-// attachTraceLine fills the row's line of traces/<build>.jsonl from the
-// trace attachTrace kept the bytes of.
-func (o *outcome) attachTraceLine() error {
-	if o.row.traceSHA == "" {
-		return nil
-	}
-	b, ok, err := o.traceBytes()
-	if err != nil {
-		return fmt.Errorf("trace of %s: %w", o.row.id, err)
-	}
-	if ok {
-		o.row.traceLine = appendTraceLine(nil, o.row.id, b)
-	}
 	return nil
 }
 
