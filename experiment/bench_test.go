@@ -59,7 +59,7 @@ func BenchmarkStoreWriter(b *testing.B) {
 		it := reports.Item{Build: "cl-intake-action-currency", Design: design, Scenario: scenario,
 			Trial: trial, Seed: uint64(i) * 0x9e3779b97f4a7c15, Flagged: true, Blame: []string{"intake->action", "boundary"},
 			Findings: 2, Cost: mission.Cost{ModelCalls: 12, ToolCalls: 20, Tokens: 4000, SandboxResets: 4}, WallNS: 120000}
-		w.send([]row{{id: ItemID(it.Build, design, scenario, trial), item: it, findings: findings}})
+		w.send([]row{{ord: i, id: ItemID(it.Build, design, scenario, trial), item: it, findings: findings}})
 	}
 	if err := w.close(); err != nil {
 		b.Fatal(err)

@@ -57,7 +57,8 @@
 // As each build completes, the traces whose bytes the store keeps for the
 // clean build's flagged design items and failed observation runs and for
 // the seeded sample of all items (Options.TraceSample) are written into
-// traces/<build>.jsonl, one line per item in store order:
+// traces/<build>.jsonl, one line per item in plan order (items.ord: a
+// unit's observation run and design items together):
 // {"item":"<id>","trace":[<event>,...]}, the array holding the trace's
 // JSON Lines (a core run's {"run":"<name>"} lines in place). One file per
 // item would cost several times more (for the default protocol, 2,444
@@ -71,14 +72,18 @@
 //	meta(key, value)                   schema, protocol_sha256, seed, trials, complete
 //	builds(id, ord, class, location, operator, description, status)
 //	scenarios(id, ord, category, tags, title)
-//	items(id, build, design, scenario, trial, seed, flagged, blame, findings,
-//	      model_calls, tool_calls, tokens, sandbox_resets, wall_ns,
-//	      slipped, faulted, reached, success, match_n, match_exact,
-//	      match_name_only, match_order_ignored, trace_hash, trace)
-//	      primary key (build, design, scenario, trial), without rowid
+//	items(ord, id, build, design, scenario, trial, seed, flagged, blame,
+//	      findings, model_calls, tool_calls, tokens, sandbox_resets,
+//	      wall_ns, slipped, faulted, reached, success, match_n,
+//	      match_exact, match_name_only, match_order_ignored, trace_hash,
+//	      trace)                     integer primary key ord
 //	findings(item_id, seq, rule, message, location, evidence)
 //	traces(sha256, size, data)         gzipped JSON Lines
 //
+// An item's ord is its place in the plan: builds (clean first, then the
+// catalogue's order), scenarios (the protocol's order), trials, then the
+// observation run and the designs in protocol order; id is
+// build/design/scenario/trial with design "obs" for the observation run.
 // Booleans are 0/1, seeds decimal text, blame and evidence JSON. The
 // match_ columns are design A's (and C's) trajectory matcher counts: of
 // match_n agent-items, how many passed the exact matcher, which decides,

@@ -101,7 +101,7 @@ func (pl *plan) evaluate(u unit, slot int, memo *unitMemo) (out *outcome, err er
 	it.Reached = f.reached
 	it.Slipped = f.slips > 0
 	it.Faulted = f.faults > 0 || f.redelivers > 0
-	out.row.id, out.row.item = id, it
+	out.row.ord, out.row.id, out.row.item = itemIndex(pl, u.index, slot), id, it
 	return out, nil
 }
 

@@ -23,7 +23,7 @@ func TestKeptTracesWritten(t *testing.T) {
 	st := fakeStack()
 	lines := 0
 	var got []string
-	for _, b := range []string{"cl-currency", "clean", "ctl-amount"} { // store order
+	for _, b := range []string{"cl-currency", "clean", "ctl-amount"} { // by name
 		f, err := os.Open(TraceBuildFile(runDir, b))
 		if err != nil {
 			t.Fatal(err)
@@ -68,7 +68,7 @@ func TestKeptTracesWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.db.Close()
-	rows, err := s.db.Query("SELECT id, build, trace FROM items ORDER BY build, design, scenario, trial")
+	rows, err := s.db.Query("SELECT id, build, trace FROM items ORDER BY build, ord") // files by name, lines in plan order
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/baton-lab/baton/reports"
 )
@@ -93,7 +92,8 @@ func (a *aggregation) complete(total int) bool {
 // bytes [writeKeptTraces] writes from the store: the workers give each
 // kept item its line (row.traceLine), which is appended to the build's
 // spool file as it arrives; when the last item of the build arrives the
-// lines are copied from the spool, in store order, into the build's file.
+// lines are copied from the spool, in plan order (items.ord), into the
+// build's file.
 // Only their places are held in memory: the clean build alone keeps about
 // 100 MB of traces at 200 trials.
 type liveTraces struct {
@@ -114,11 +114,10 @@ type spool struct {
 
 // spooled is where one kept line is in its spool.
 type spooled struct {
-	design, scenario string
-	trial            int
-	id               string
-	off              int64
-	n                int
+	ord int
+	id  string
+	off int64
+	n   int
 }
 
 func newLiveTraces(pl *plan, runDir string) liveTraces {
@@ -161,12 +160,12 @@ func (t *liveTraces) spool(build string, r *row) error {
 	if _, err := sp.w.Write(r.traceLine); err != nil {
 		return fmt.Errorf("write traces of %s: %w", build, err)
 	}
-	sp.lines = append(sp.lines, spooled{r.item.Design, r.item.Scenario, r.item.Trial, r.id, sp.size, len(r.traceLine)})
+	sp.lines = append(sp.lines, spooled{r.ord, r.id, sp.size, len(r.traceLine)})
 	sp.size += int64(len(r.traceLine))
 	return nil
 }
 
-// write writes a complete build's kept traces, in store order, and removes
+// write writes a complete build's kept traces, in plan order, and removes
 // its spool.
 func (t *liveTraces) write(build string) error {
 	delete(t.seen, build)
@@ -179,9 +178,7 @@ func (t *liveTraces) write(build string) error {
 	if err := sp.w.Flush(); err != nil {
 		return fmt.Errorf("write traces of %s: %w", build, err)
 	}
-	slices.SortFunc(sp.lines, func(a, b spooled) int {
-		return cmp.Or(strings.Compare(a.design, b.design), strings.Compare(a.scenario, b.scenario), cmp.Compare(a.trial, b.trial))
-	})
+	slices.SortFunc(sp.lines, func(a, b spooled) int { return cmp.Compare(a.ord, b.ord) })
 	f, err := createTraceFile(t.runDir, build)
 	if err != nil {
 		return err

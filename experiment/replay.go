@@ -95,7 +95,7 @@ func (st *Stack) Replay(runDir, itemID string) (*ReplayResult, error) {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	defer s.db.Close()
-	stored, findings, traceSHA, err := s.storedItem(itemID)
+	stored, findings, traceSHA, err := s.storedItem(itemIndex(pl, pl.unitIndex(bi, si, trial), slot), itemID)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}

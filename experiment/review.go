@@ -1,8 +1,11 @@
 package experiment
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/reports"
@@ -35,7 +38,10 @@ func (st *Stack) ReviewCandidates(runDir string, pick func([]reports.ReviewCandi
 		return nil, fmt.Errorf("review candidates: %w", err)
 	}
 	defer s.db.Close()
-	rows, err := s.db.Query(`SELECT build, scenario, trial, design, flagged, trace_hash FROM items ORDER BY build, scenario, trial, design`)
+	// Plan order keeps a unit's items together without a sort in SQLite,
+	// whose sorter would hold every item; the candidates, one per unit,
+	// are sorted after.
+	rows, err := s.db.Query(`SELECT build, scenario, trial, design, flagged, trace_hash FROM items ORDER BY ord`)
 	if err != nil {
 		return nil, fmt.Errorf("review candidates: %w", err)
 	}
@@ -75,6 +81,9 @@ func (st *Stack) ReviewCandidates(runDir string, pick func([]reports.ReviewCandi
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("review candidates: %w", err)
 	}
+	slices.SortFunc(cands, func(a, b reports.ReviewCandidate) int {
+		return cmp.Or(strings.Compare(a.Build, b.Build), strings.Compare(a.Scenario, b.Scenario), cmp.Compare(a.Trial, b.Trial))
+	})
 	if pick != nil {
 		cands = pick(cands)
 	}

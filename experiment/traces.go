@@ -216,18 +216,19 @@ func (st *Stack) ExportTraces(runDir string, ids ...string) ([]string, error) {
 		rows.Close()
 	} else {
 		for _, id := range ids {
-			build, design, scenario, trial, err := ParseItemID(id)
-			if err != nil {
+			if _, _, _, _, err := ParseItemID(id); err != nil {
 				return nil, fmt.Errorf("export traces: %w", err)
 			}
-			var sha string
-			err = s.db.QueryRow("SELECT trace FROM items WHERE build = ? AND design = ? AND scenario = ? AND trial = ?",
-				build, design, scenario, trial).Scan(&sha)
-			if errors.Is(err, sql.ErrNoRows) {
+		}
+		// One pass over the items (the store keys them by plan place).
+		shas, err := s.itemTraces(ids)
+		if err != nil {
+			return nil, fmt.Errorf("export traces: %w", err)
+		}
+		for _, id := range ids {
+			sha, ok := shas[id]
+			if !ok {
 				return nil, fmt.Errorf("export traces: item %s: not in the run", id)
-			}
-			if err != nil {
-				return nil, fmt.Errorf("export traces: %w", err)
 			}
 			if sha == "" {
 				return nil, fmt.Errorf("export traces: item %s: no trace kept (regenerate it with replay)", id)
@@ -285,7 +286,32 @@ func writeAtomic(path string, data []byte) error {
 	return nil
 }
 
-// keptTraces calls fn, in store order (build, design, scenario, trial), with
+// itemTraces returns the trace column of each of the items ids that is
+// stored.
+func (s *store) itemTraces(ids []string) (map[string]string, error) {
+	want := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	rows, err := s.db.Query("SELECT id, trace FROM items")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	shas := map[string]string{}
+	for rows.Next() {
+		var id, sha string
+		if err := rows.Scan(&id, &sha); err != nil {
+			return nil, err
+		}
+		if want[id] {
+			shas[id] = sha
+		}
+	}
+	return shas, rows.Err()
+}
+
+// keptTraces calls fn, in store order (plan order: items.ord), with
 // every item that want accepts whose trace bytes the store keeps, and those
 // bytes (JSON Lines). The bytes are only valid during the call. The items
 // want accepts are listed first (the store has one connection), then their
@@ -293,7 +319,7 @@ func writeAtomic(path string, data []byte) error {
 func (s *store) keptTraces(want func(build, id string) bool, fn func(build, id string, trace []byte) error) error {
 	type ref struct{ build, id, sha string }
 	var refs []ref
-	rows, err := s.db.Query(`SELECT build, id, trace FROM items WHERE trace != '' ORDER BY build, design, scenario, trial`)
+	rows, err := s.db.Query(`SELECT build, id, trace FROM items WHERE trace != '' ORDER BY ord`)
 	if err != nil {
 		return fmt.Errorf("read kept traces: %w", err)
 	}

@@ -1,0 +1,77 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/baton-lab/baton/reports"
+)
+
+// TestStoreKeysItemsByPlace checks that runs.db keys every item by its
+// place in the plan, that a resume refuses a store whose places disagree
+// with the plan, and that the key keeps an item from being stored twice.
+func TestStoreKeysItemsByPlace(t *testing.T) {
+	_, runDir, err := runProtocol(t, fakeStack(), fakeProtocol, Options{Workers: 2})
+	finished(t, err)
+	pl, _, err := openRun(runDir, fakeStack())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := openStoreExisting(runDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.db.Query("SELECT ord, id FROM items ORDER BY ord")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for rows.Next() {
+		var ord int
+		var id string
+		if err := rows.Scan(&ord, &id); err != nil {
+			t.Fatal(err)
+		}
+		u := pl.unitAt(ord / pl.slots())
+		design := ""
+		if slot := ord % pl.slots(); slot > 0 {
+			design = pl.designs[slot-1].ID
+		}
+		want := ItemID(pl.builds[u.build].Info.ID, design, pl.scenarios[u.scenario].ID, u.trial)
+		if ord != n || id != want {
+			t.Errorf("row %d: ord %d holds %s, the plan places %s there", n, ord, id, want)
+		}
+		n++
+	}
+	rows.Close()
+	if n != pl.total() {
+		t.Fatalf("%d items stored, the plan has %d", n, pl.total())
+	}
+
+	// The same item twice: the writer fails on the key.
+	w := s.startWriter(0, nil, nil)
+	dup := row{ord: 0, id: "clean/obs/S1/1", item: reports.Item{Build: "clean", Scenario: "S1", Trial: 1}}
+	w.send([]row{dup})
+	if err := w.close(); err == nil || !strings.Contains(err.Error(), "UNIQUE") {
+		t.Errorf("storing an item twice: writer error %v, want a UNIQUE constraint failure", err)
+	}
+
+	// A row out of its place: a resume refuses the store.
+	if _, err := s.db.Exec("UPDATE items SET ord = ? WHERE ord = 1", pl.total()+7); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.close(); err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{ProtocolPath: filepath.Join(filepath.Dir(runDir), "p.yaml"), RunDir: runDir, Resume: true,
+		Stack: fakeStack(), Logger: zerolog.Nop()}
+	_, err = Run(context.Background(), opt)
+	if !errors.Is(err, ErrForeignRun) || !strings.Contains(err.Error(), "ord") {
+		t.Fatalf("resume over a misplaced row = %v, want ErrForeignRun naming the ord", err)
+	}
+}
