@@ -17,6 +17,7 @@ import (
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 
 	"github.com/baton-lab/baton/designs"
+	"github.com/baton-lab/baton/internal/jsontext"
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/reports"
 )
@@ -472,10 +473,7 @@ func (w *writer) flush(st *stmts, rows []row) error {
 		}
 		args = args[:0]
 		for _, k := range order[i : i+n] {
-			r := &rows[k]
-			if args, err = appendItemArgs(args, r); err != nil {
-				return fmt.Errorf("run store writer: item %s: %w", r.id, err)
-			}
+			args = appendItemArgs(args, &rows[k])
 		}
 		s := items
 		if n == 1 {
@@ -486,32 +484,34 @@ func (w *writer) flush(st *stmts, rows []row) error {
 		}
 		i += n
 	}
-	var fargs [][]any
-	for _, r := range rows {
-		for j, f := range r.findings {
-			ev, err := json.Marshal(f.Evidence)
-			if err != nil {
-				return fmt.Errorf("run store writer: item %s: %w", r.id, err)
-			}
-			fargs = append(fargs, []any{r.id, int64(j), f.Rule, f.Message, string(f.Location), string(ev)})
+	// Findings, chunk rows to a statement like the items; evidence is JSON.
+	type ref struct{ row, seq int }
+	var refs []ref
+	for i := range rows {
+		for j := range rows[i].findings {
+			refs = append(refs, ref{i, j})
 		}
 	}
 	findings, fone := tx.Stmt(st.findings), tx.Stmt(st.finding)
-	for i := 0; i < len(fargs); {
-		n := min(chunk, len(fargs)-i)
+	var ev []byte
+	for i := 0; i < len(refs); {
+		n := min(chunk, len(refs)-i)
 		if n < chunk {
 			n = 1
 		}
 		args = args[:0]
-		for _, a := range fargs[i : i+n] {
-			args = append(args, a...)
+		for _, rf := range refs[i : i+n] {
+			r := &rows[rf.row]
+			f := &r.findings[rf.seq]
+			ev = appendEvidence(ev[:0], f.Evidence)
+			args = append(args, r.id, int64(rf.seq), f.Rule, f.Message, string(f.Location), string(ev))
 		}
 		s := findings
 		if n == 1 {
 			s = fone
 		}
 		if _, err := s.Exec(args...); err != nil {
-			return fmt.Errorf("run store writer: findings of %s: %w", rows[0].id, err)
+			return fmt.Errorf("run store writer: findings of %s: %w", rows[refs[i].row].id, err)
 		}
 		i += n
 	}
@@ -531,22 +531,46 @@ func (w *writer) flush(st *stmts, rows []row) error {
 
 // appendItemArgs appends the itemColumns values of r. Integers go as
 // int64, the driver's own type, which database/sql passes on unconverted.
-func appendItemArgs(args []any, r *row) ([]any, error) {
+func appendItemArgs(args []any, r *row) []any {
 	it := &r.item
 	blame := "[]"
 	if len(it.Blame) > 0 {
-		b, err := json.Marshal(it.Blame)
-		if err != nil {
-			return args, err
-		}
-		blame = string(b)
+		blame = string(appendStrings(nil, it.Blame))
 	}
 	i := func(n int) any { return int64(n) }
 	return append(args, int64(r.ord), r.id, it.Build, it.Design, it.Scenario, i(it.Trial), strconv.FormatUint(it.Seed, 10),
 		b2i(it.Flagged), blame, i(it.Findings),
 		i(it.Cost.ModelCalls), i(it.Cost.ToolCalls), i(it.Cost.Tokens), i(it.Cost.SandboxResets), it.WallNS,
 		b2i(it.Slipped), b2i(it.Faulted), i(it.Reached), b2i(it.Success),
-		i(it.MatchN), i(it.MatchExact), i(it.MatchNameOnly), i(it.MatchOrderIgnored), it.TraceHash, r.traceSHA), nil
+		i(it.MatchN), i(it.MatchExact), i(it.MatchNameOnly), i(it.MatchOrderIgnored), it.TraceHash, r.traceSHA)
+}
+
+// appendEvidence appends e as json.Marshal writes it (TestStoreJSON).
+func appendEvidence(b []byte, e designs.Evidence) []byte {
+	b = append(b, `{"run":`...)
+	b = jsontext.AppendString(b, e.Run, true)
+	if e.Seq != 0 {
+		b = strconv.AppendInt(append(b, `,"seq":`...), int64(e.Seq), 10)
+	}
+	if e.Item != "" {
+		b = jsontext.AppendString(append(b, `,"item":`...), e.Item, true)
+	}
+	if e.Field != "" {
+		b = jsontext.AppendString(append(b, `,"field":`...), e.Field, true)
+	}
+	return append(b, '}')
+}
+
+// appendStrings appends ss as json.Marshal writes a non-nil []string.
+func appendStrings(b []byte, ss []string) []byte {
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsontext.AppendString(b, s, true)
+	}
+	return append(b, ']')
 }
 
 func b2i(b bool) any {

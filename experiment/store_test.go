@@ -2,13 +2,16 @@ package experiment
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
 
+	"github.com/baton-lab/baton/designs"
 	"github.com/baton-lab/baton/reports"
 )
 
@@ -73,5 +76,36 @@ func TestStoreKeysItemsByPlace(t *testing.T) {
 	_, err = Run(context.Background(), opt)
 	if !errors.Is(err, ErrForeignRun) || !strings.Contains(err.Error(), "ord") {
 		t.Fatalf("resume over a misplaced row = %v, want ErrForeignRun naming the ord", err)
+	}
+}
+
+// TestStoreJSON checks the writer's JSON for evidence and blame against
+// encoding/json, field by field, escapes included.
+func TestStoreJSON(t *testing.T) {
+	if n := reflect.TypeFor[designs.Evidence]().NumField(); n != 4 {
+		t.Fatalf("designs.Evidence has %d fields: appendEvidence writes 4", n)
+	}
+	texts := []string{"", "integrated", "emit:intake->action:E1", `a "quoted" \ path`, "<b>&</b>", "é\u2028\x01", "\xff"}
+	for _, run := range texts {
+		for _, item := range texts {
+			for _, seq := range []int{0, 12, -3} {
+				e := designs.Evidence{Run: run, Seq: seq, Item: item, Field: run + item}
+				want, err := json.Marshal(e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := appendEvidence(nil, e); string(got) != string(want) {
+					t.Errorf("appendEvidence(%+v) = %s, json.Marshal %s", e, got, want)
+				}
+			}
+		}
+		blame := []string{run, "intake->action", run}
+		want, err := json.Marshal(blame)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendStrings(nil, blame); string(got) != string(want) {
+			t.Errorf("appendStrings(%q) = %s, json.Marshal %s", blame, got, want)
+		}
 	}
 }
