@@ -279,7 +279,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 // (20–40 MB, nearly flat in the trials), so the runtime's default of 100
 // collects some 250 times and spends about a sixth of the CPU doing so;
 // 800 collects some 30 times, for a peak resident set of about 350 MB
-// instead of 170 MB at 400 (and still flat: 430 MB at 200 trials). After
+// instead of 170 MB at 400 (and still flat: about 400 MB at 200 trials). After
 // the sweep the reports run with the collector as it was.
 const DefaultGCPercent = 800
 
