@@ -17,7 +17,7 @@ import (
 
 // TestLiveAggregateAnyArrivalOrder feeds a real run's stored items to the
 // live aggregation in shuffled batches, mutated items overtaking clean
-// ones, and wants the results the read-back in stream order gives.
+// ones, and wants the results the read-back in plan order gives.
 func TestLiveAggregateAnyArrivalOrder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real stack")

@@ -580,34 +580,20 @@ func b2i(b bool) any {
 	return int64(0)
 }
 
-// streamQueries read items in plan order (ord), the clean build's first:
-// the order aggregation needs, whatever order the items were written in.
-// Each query reads the table in its key's order, without sorting (a large
-// run's rows would take memory in proportion to them).
-var streamQueries = []string{
-	streamSelect + ` WHERE build = 'clean' ORDER BY ord`,
-	streamSelect + ` WHERE build != 'clean' ORDER BY ord`,
-}
-
-const streamSelect = `SELECT build, design, scenario, trial, seed, flagged, blame, findings,
+// streamQuery reads items in plan order (ord), without sorting (a large
+// run's rows would take memory in proportion to them): the clean build,
+// first in every plan, before the mutants, the order aggregation needs
+// whatever order the items were written in.
+const streamQuery = `SELECT build, design, scenario, trial, seed, flagged, blame, findings,
 	model_calls, tool_calls, tokens, sandbox_resets, wall_ns, slipped, faulted, reached, success,
 	match_n, match_exact, match_name_only, match_order_ignored, trace_hash
-	FROM items`
+	FROM items ORDER BY ord`
 
-// stream reads every stored item in stream order and hands it to fn, with
+// stream reads every stored item in plan order and hands it to fn, with
 // the class and location of its build and the category of its scenario
 // from the plan. Only one row is held at a time.
 func (s *store) stream(pl *plan, fn func(reports.Item) error) error {
-	for _, q := range streamQueries {
-		if err := s.streamQuery(pl, q, fn); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *store) streamQuery(pl *plan, q string, fn func(reports.Item) error) error {
-	rows, err := s.db.Query(q)
+	rows, err := s.db.Query(streamQuery)
 	if err != nil {
 		return fmt.Errorf("read stored items: %w", err)
 	}

@@ -446,7 +446,7 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 }
 
 // finish takes the aggregation and the kept traces of a fresh sweep from
-// live or, when live is nil, aggregates the stored items in stream order
+// live or, when live is nil, aggregates the stored items in plan order
 // and writes the kept traces that keptTrace accepts into traces/ (see
 // [writeKeptTraces]); then it writes the results, whose report.html links
 // the drill-down items whose trace was written.
@@ -523,7 +523,7 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 	return &Summary{RunDir: runDir, Valid: valid, Reason: r.Validity.Reason, Results: r, Items: pl.total(), Manifest: man}, nil
 }
 
-// readBack aggregates every stored item in stream order.
+// readBack aggregates every stored item in plan order.
 func readBack(pl *plan, s *store) (*aggregation, error) {
 	n, err := s.count()
 	if err != nil {

@@ -72,7 +72,7 @@ func (e *jsonEncoder) value(b []byte, v any) []byte {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			e.lossy = true
 		}
-		return appendFloat(b, x)
+		return jsontext.AppendFloat(b, x) // null for NaN and ±Inf, marked lossy above
 	case bool:
 		if x {
 			return append(b, "true"...)
@@ -234,29 +234,6 @@ func (e *jsonEncoder) handoff(b []byte, h *Handoff) []byte {
 	b = append(b, `,"payload":`...)
 	b = e.object(b, h.Payload)
 	return append(b, '}')
-}
-
-// appendFloat formats like encoding/json: 'f' for ordinary magnitudes, 'e'
-// (with a short exponent) for very small or very large ones.
-func appendFloat(b []byte, f float64) []byte {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return append(b, "null"...)
-	}
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// clean up e-09 to e-9
-		n := len(b)
-		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
 }
 
 // appendString writes s as a JSON string, escaped as an encoding/json

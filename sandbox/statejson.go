@@ -58,7 +58,7 @@ func (w *stateWriter) num(k string, v float64, first bool) {
 		}
 		return
 	}
-	w.b = appendJSONFloat(w.b, v)
+	w.b = jsontext.AppendFloat(w.b, v)
 }
 
 func (w *stateWriter) integer(k string, v int64, first bool) {
@@ -195,25 +195,6 @@ func (w *stateWriter) state(st *State) {
 		w.optStr("effect", l.Effect)
 	})
 	w.b = append(w.b, '}')
-}
-
-// appendJSONFloat writes f as encoding/json writes a float64.
-func appendJSONFloat(b []byte, f float64) []byte {
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// clean up e-09 to e-9, as encoding/json does
-		n := len(b)
-		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
 }
 
 // appendJSONString writes s as encoding/json writes a string with HTML

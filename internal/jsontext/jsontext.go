@@ -1,9 +1,14 @@
-// Package jsontext writes JSON strings byte for byte as encoding/json does,
-// without reflection: the hot paths of the mission's wire and trace
-// encoders and the sandbox's state encoder share it.
+// Package jsontext writes JSON strings and numbers byte for byte as
+// encoding/json does, without reflection: the hot paths of the mission's
+// wire and trace encoders, the sandbox's state encoder and the run store's
+// writer share it.
 package jsontext
 
-import "unicode/utf8"
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
 
 const hexDigits = "0123456789abcdef"
 
@@ -79,4 +84,28 @@ func AppendString(b []byte, s string, html bool) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// AppendFloat appends f as encoding/json writes a float64: 'f' format for
+// ordinary magnitudes, 'e' with a short exponent below 1e-6 and from 1e21.
+// encoding/json refuses NaN and ±Inf; AppendFloat writes null for them, so
+// a caller that must refuse them checks first.
+func AppendFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(b, "null"...)
+	}
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 to e-9, as encoding/json does
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
 }

@@ -3,6 +3,7 @@ package jsontext
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"testing"
 )
 
@@ -39,6 +40,41 @@ func FuzzAppendString(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string, html bool) {
 		if got, want := AppendString(nil, s, html), std(t, s, html); !bytes.Equal(got, want) {
 			t.Fatalf("AppendString(%q, html=%v) = %s, want %s", s, html, got, want)
+		}
+	})
+}
+
+var floats = []float64{0, math.Copysign(0, -1), 1, -1.5, 3.14159, 1e-6, 9.99e-7, 1e-7, 1.5e-9, 1e20, 1e21, -2.5e22,
+	123456789012345678, math.MaxFloat64, math.SmallestNonzeroFloat64, 0.1 + 0.2}
+
+func TestAppendFloatMatchesEncodingJSON(t *testing.T) {
+	for _, f := range floats {
+		want, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendFloat(nil, f); !bytes.Equal(got, want) {
+			t.Errorf("AppendFloat(%v) = %s, want %s", f, got, want)
+		}
+	}
+	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		if got := AppendFloat(nil, f); string(got) != "null" {
+			t.Errorf("AppendFloat(%v) = %s, want null", f, got)
+		}
+	}
+}
+
+func FuzzAppendFloat(f *testing.F) {
+	for _, x := range floats {
+		f.Add(x)
+	}
+	f.Fuzz(func(t *testing.T, x float64) {
+		want, err := json.Marshal(x)
+		if err != nil {
+			t.Skip("encoding/json refuses it")
+		}
+		if got := AppendFloat(nil, x); !bytes.Equal(got, want) {
+			t.Fatalf("AppendFloat(%v) = %s, want %s", x, got, want)
 		}
 	})
 }
