@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/baton-lab/baton/mission"
 )
 
 // LockFile returns the lock file of a protocol: "<path>.sha256".
@@ -17,8 +19,8 @@ func LockFile(path string) string { return path + ".sha256" }
 // `sha256sum -c` verifies it) and returns the hash. Locking again after a
 // change overwrites the lock: pre-registration means the lock and the file
 // are committed together before the first run.
-func Lock(path string) (string, error) {
-	p, err := LoadProtocol(path)
+func Lock(path string, missions *mission.Registry) (string, error) {
+	p, err := LoadProtocol(path, missions)
 	if err != nil {
 		return "", fmt.Errorf("lock protocol: %w", err)
 	}

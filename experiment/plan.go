@@ -22,6 +22,7 @@ const ObservationDesign = "obs"
 type plan struct {
 	proto     *Protocol
 	stack     *Stack
+	mission   mission.Mission
 	builds    []BuildSpec
 	scenarios []*mission.Scenario
 	golden    [][]mission.Golden // per scenario, nil when the stack prepares none
@@ -109,12 +110,13 @@ func resolve(p *Protocol, st *Stack, path func(string) string) (*plan, error) {
 	if err := st.check(); err != nil {
 		return nil, err
 	}
-	m := st.Mission
-	if p.Mission.Name != m.Name() {
-		return nil, p.errorf("mission.name", "%q: this baton runs mission %q", p.Mission.Name, m.Name())
+	m, ok := st.Missions.Lookup(p.Mission.Name)
+	if !ok {
+		return nil, p.errorf("mission.name", "%q: this baton runs %s", p.Mission.Name, st.Missions.Names())
 	}
-	if p.Mission.Version != "" && p.Mission.Version != m.Version() {
-		return nil, p.errorf("mission.version", "%q: this baton runs %s version %q", p.Mission.Version, m.Name(), m.Version())
+	pl.mission = m
+	if spec := m.Spec(); p.Mission.Version != "" && p.Mission.Version != spec.Version {
+		return nil, p.errorf("mission.version", "%q: this baton runs %s version %q", p.Mission.Version, spec.Name, spec.Version)
 	}
 
 	// Scenarios.
@@ -122,7 +124,7 @@ func resolve(p *Protocol, st *Stack, path func(string) string) (*plan, error) {
 	for i, f := range p.Scenarios.Files {
 		files[i] = path(f)
 	}
-	all, hash, err := st.Scenarios(files)
+	all, hash, err := st.Scenarios(m, files)
 	if err != nil {
 		return nil, p.wrapf("scenarios.files", err, "load")
 	}
@@ -138,7 +140,7 @@ func resolve(p *Protocol, st *Stack, path func(string) string) (*plan, error) {
 	if cat != CatalogueDefault {
 		cat = path(cat)
 	}
-	muts, hash, err := st.Builds(cat, p.Mutants.Mode)
+	muts, hash, err := st.Builds(m, cat, p.Mutants.Mode)
 	if err != nil {
 		return nil, p.wrapf("mutants.catalogue", err, "load")
 	}
@@ -171,7 +173,7 @@ func resolve(p *Protocol, st *Stack, path func(string) string) (*plan, error) {
 	for i, f := range p.Contracts.Files {
 		cfiles[i] = path(f)
 	}
-	pl.checker, pl.contractsHash, err = st.Contracts(cfiles)
+	pl.checker, pl.contractsHash, err = st.Contracts(m, cfiles)
 	if err != nil {
 		return nil, p.wrapf("contracts.files", err, "load")
 	}
@@ -211,7 +213,7 @@ func (pl *plan) prepare() error {
 	}
 	pl.golden = make([][]mission.Golden, len(pl.scenarios))
 	for i, sc := range pl.scenarios {
-		g, err := pl.stack.Golden(pl.stack.Mission, sc)
+		g, err := pl.stack.Golden(pl.mission, sc)
 		if err != nil {
 			return fmt.Errorf("prepare scenario %s: %w", sc.ID, err)
 		}
@@ -227,7 +229,7 @@ func (pl *plan) prepareOne(si int) error {
 	if pl.stack.Golden == nil {
 		return nil
 	}
-	g, err := pl.stack.Golden(pl.stack.Mission, pl.scenarios[si])
+	g, err := pl.stack.Golden(pl.mission, pl.scenarios[si])
 	if err != nil {
 		return fmt.Errorf("prepare scenario %s: %w", pl.scenarios[si].ID, err)
 	}

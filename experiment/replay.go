@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/baton-lab/baton/designs"
+	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/reports"
 )
 
@@ -38,13 +40,10 @@ type ReplayResult struct {
 // Match reports whether the replay reproduced the stored item exactly.
 func (r *ReplayResult) Match() bool { return len(r.Differences) == 0 }
 
-// Replay regenerates one work item of a run folder with [DefaultStack].
-func Replay(runDir, itemID string) (*ReplayResult, error) {
-	st, err := DefaultStack()
-	if err != nil {
-		return nil, err
-	}
-	return st.Replay(runDir, itemID)
+// Replay regenerates one work item of a run folder of one of missions with
+// [NewStack]; see [Stack.Replay].
+func Replay(missions *mission.Registry, runDir, itemID string) (*ReplayResult, error) {
+	return NewStack(missions).Replay(runDir, itemID)
 }
 
 // Replay regenerates one work item exactly from the run folder: the
@@ -79,7 +78,7 @@ func (st *Stack) Replay(runDir, itemID string) (*ReplayResult, error) {
 	if err := pl.prepareOne(si); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	out, err := pl.evaluate(pl.unitAt(pl.unitIndex(bi, si, trial)), slot, nil)
+	out, err := pl.evaluate(context.Background(), pl.unitAt(pl.unitIndex(bi, si, trial)), slot, nil)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
@@ -182,7 +181,7 @@ func openRun(runDir string, st *Stack) (*plan, *Manifest, error) {
 	if got := HashBytes(data); got != man.Protocol.SHA256 {
 		return nil, nil, fmt.Errorf("%w: %s hashes to %s, the run recorded %s", ErrProtocolChanged, copyPath, short(got), short(man.Protocol.SHA256))
 	}
-	p, err := ParseProtocol(data, copyPath, runDir)
+	p, err := ParseProtocol(data, copyPath, runDir, st.Missions)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/reports"
 	"github.com/baton-lab/baton/sandbox"
 )
@@ -178,14 +179,10 @@ func (s *store) trace(sha string) ([]byte, error) {
 	return b, nil
 }
 
-// ExportTraces writes kept traces with [DefaultStack]; see
-// [Stack.ExportTraces].
-func ExportTraces(runDir string, ids ...string) ([]string, error) {
-	st, err := DefaultStack()
-	if err != nil {
-		return nil, err
-	}
-	return st.ExportTraces(runDir, ids...)
+// ExportTraces writes kept traces of a run of one of missions with
+// [NewStack]; see [Stack.ExportTraces].
+func ExportTraces(missions *mission.Registry, runDir string, ids ...string) ([]string, error) {
+	return NewStack(missions).ExportTraces(runDir, ids...)
 }
 
 // ExportTraces writes the kept traces of a run's items to

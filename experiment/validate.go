@@ -1,23 +1,23 @@
 package experiment
 
-// Validate loads the protocol at path (the embedded default when path is
-// "") and checks it against the default stack exactly as a run would: its
-// scenarios, tags, mutants, contract files and mission. It runs nothing.
-// `baton protocol lock` validates before it locks, so that a protocol that
-// could not run is never pre-registered.
-func Validate(path string) (*Protocol, error) {
-	p := DefaultProtocol()
-	if path != "" {
-		var err error
-		if p, err = LoadProtocol(path); err != nil {
-			return nil, err
-		}
-	}
-	st, err := DefaultStack()
+import "github.com/baton-lab/baton/mission"
+
+// Validate loads the protocol at path (the default mission's default
+// protocol when path is "") and checks it against missions exactly as a
+// run would: its mission, scenarios, tags, mutants and contract files. It
+// runs nothing. `baton protocol lock` validates before it locks, so that a
+// protocol that could not run is never pre-registered.
+func Validate(missions *mission.Registry, path string) (*Protocol, error) {
+	p, err := DefaultProtocol(missions)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := resolve(p, st, p.Path); err != nil {
+	if path != "" {
+		if p, err = LoadProtocol(path, missions); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := resolve(p, NewStack(missions), p.Path); err != nil {
 		return nil, err
 	}
 	return p, nil

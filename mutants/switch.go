@@ -8,13 +8,13 @@ import (
 	"github.com/baton-lab/baton/mission"
 )
 
-// Validate checks the entry against its operator and the reference mission:
-// a known class and operator, an edge or an agent as the operator's seam
-// wants, which the mission has, a ground truth the class allows (an edge
-// for a hand-off class, an agent alone for the control), and the
-// parameters the operator takes. It returns every problem found; each is a
-// *FieldError.
-func (m *Mutant) Validate() []error {
+// Validate checks the entry against its operator and the mission spec
+// describes: a known class and operator, an edge or an agent as the
+// operator's seam wants, which the mission has, a ground truth the class
+// allows (an edge for a hand-off class, an agent alone for the control),
+// and the parameters the operator takes. It returns every problem found;
+// each is a *FieldError.
+func (m *Mutant) Validate(spec *mission.Spec) []error {
 	var errs []error
 	add := func(field, format string, args ...any) {
 		errs = append(errs, &FieldError{Field: field, Problem: fmt.Sprintf(format, args...)})
@@ -52,7 +52,7 @@ func (m *Mutant) Validate() []error {
 		case m.Agent != "":
 			add("agent", "%s acts on a hand-off: give an edge, not an agent", op.Name)
 		}
-		if m.Edge != "" && !validEdge(m.Edge, add) {
+		if m.Edge != "" && !validEdge(spec, m.Edge, add) {
 			placed = false
 		}
 	} else {
@@ -66,12 +66,12 @@ func (m *Mutant) Validate() []error {
 		case m.Edge != "" && !op.ServesEdge:
 			add("edge", "%s acts inside one agent's core: give an agent, not an edge", op.Name)
 		}
-		if m.Agent != "" && !mission.HasAgent(mission.Agent(m.Agent)) {
-			add("agent", "the mission has no agent %q (it has %s)", m.Agent, agentList())
+		if m.Agent != "" && !spec.HasAgent(mission.Agent(m.Agent)) {
+			add("agent", "the mission has no agent %q (it has %s)", m.Agent, agentList(spec))
 			placed = false
 		}
 		if m.Edge != "" && op.ServesEdge {
-			if !validEdge(m.Edge, add) {
+			if !validEdge(spec, m.Edge, add) {
 				placed = false
 			} else if e, _ := mission.ParseEdge(m.Edge); placed && e.From != mission.Agent(m.Agent) && e.To != mission.Agent(m.Agent) {
 				add("edge", "%s acts in %s, which is neither end of %s: name a hand-off %s produces or consumes", op.Name, m.Agent, m.Edge, m.Agent)
@@ -107,7 +107,7 @@ func (m *Mutant) Validate() []error {
 		}
 	}
 	if placed && complete && op.Validate != nil {
-		if err := op.Validate(m); err != nil {
+		if err := op.Validate(m, spec); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -138,9 +138,9 @@ func (m *Mutant) param(p Param) bool {
 }
 
 // Seams returns the mutant's seams, reporting to oracle (which may be nil).
-// It fails when the entry is not valid.
-func (m *Mutant) Seams(oracle *mission.Oracle) (mission.Seams, error) {
-	if errs := m.Validate(); len(errs) > 0 {
+// It fails when the entry is not valid for spec's mission.
+func (m *Mutant) Seams(spec *mission.Spec, oracle *mission.Oracle) (mission.Seams, error) {
+	if errs := m.Validate(spec); len(errs) > 0 {
 		return nil, fmt.Errorf("mutant %s: %w", m.ID, errs[0])
 	}
 	op, _ := OperatorByName(m.Operator)
@@ -149,25 +149,26 @@ func (m *Mutant) Seams(oracle *mission.Oracle) (mission.Seams, error) {
 
 // Switch returns the mission build with this mutant switched on alone,
 // recording into oracle what fired and every time the mutant reached its
-// target. The mutant must be valid, as every catalogue entry is; Switch
-// panics otherwise.
+// target. The mutant must be valid, as every entry of a catalogue parsed
+// for the mission is (Switch checks its operator and placement, not the
+// mission again); Switch panics otherwise.
 func (m *Mutant) Switch(oracle *mission.Oracle) mission.Build {
-	s, err := m.Seams(oracle)
-	if err != nil {
-		panic(fmt.Sprintf("mutants: switch: %v", err))
+	op, ok := OperatorByName(m.Operator)
+	if !ok {
+		panic(fmt.Sprintf("mutants: switch %s: unknown operator %q", m.ID, m.Operator))
 	}
-	return mission.NewBuild(s, oracle)
+	return mission.NewBuild(op.New(m, oracle), oracle)
 }
 
 // validEdge checks that s is an edge the mission has, reporting through add.
-func validEdge(s string, add func(field, format string, args ...any)) bool {
+func validEdge(spec *mission.Spec, s string, add func(field, format string, args ...any)) bool {
 	e, err := mission.ParseEdge(s)
 	if err != nil {
 		add("edge", "%v", err)
 		return false
 	}
-	if mission.EdgeKind(e) == "" {
-		add("edge", "the mission has no edge %s (it has %s)", s, edgeList())
+	if spec.Kind(e) == "" {
+		add("edge", "the mission has no edge %s (it has %s)", s, edgeList(spec))
 		return false
 	}
 	return true
@@ -192,18 +193,18 @@ func classList() string {
 	return strings.Join(s, ", ")
 }
 
-func edgeList() string {
-	s := make([]string, len(mission.AllEdges))
-	for i, e := range mission.AllEdges {
-		s[i] = e.String()
+func edgeList(spec *mission.Spec) string {
+	var s []string
+	for _, e := range spec.EdgeList() {
+		s = append(s, e.String())
 	}
 	return strings.Join(s, ", ")
 }
 
-func agentList() string {
-	s := make([]string, len(mission.AllAgents))
-	for i, a := range mission.AllAgents {
-		s[i] = string(a)
+func agentList(spec *mission.Spec) string {
+	var s []string
+	for _, a := range spec.AgentNames() {
+		s = append(s, string(a))
 	}
 	return strings.Join(s, ", ")
 }

@@ -24,10 +24,14 @@ locked: it is checked against the scenarios, mutants and contracts exactly as
 a run would check it.`,
 		Args: exactArgs(1, "one protocol FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := experiment.Validate(args[0]); err != nil {
+			reg, err := missions()
+			if err != nil {
 				return err
 			}
-			sum, err := experiment.Lock(args[0])
+			if _, err := experiment.Validate(reg, args[0]); err != nil {
+				return err
+			}
+			sum, err := experiment.Lock(args[0], reg)
 			if err != nil {
 				return err
 			}
@@ -37,7 +41,7 @@ a run would check it.`,
 	}
 	show := &cobra.Command{
 		Use:   "show [FILE]",
-		Short: "Print a protocol (default: the embedded default protocol) and its lock state",
+		Short: "Print a protocol (default: the default mission's default protocol) and its lock state",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return &usageError{fmt.Errorf("%s takes at most one FILE", cmd.CommandPath())}
@@ -45,13 +49,20 @@ a run would check it.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				data := experiment.DefaultProtocolYAML()
-				fmt.Fprintf(g.stdout, "# embedded default protocol, sha256 %s\n", experiment.HashBytes(data))
-				_, err := g.stdout.Write(data)
+			reg, err := missions()
+			if err != nil {
 				return err
 			}
-			if _, err := experiment.LoadProtocol(args[0]); err != nil {
+			if len(args) == 0 {
+				p, err := experiment.DefaultProtocol(reg)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(g.stdout, "# embedded default protocol (mission %s), sha256 %s\n", p.Mission.Name, p.SHA256)
+				_, err = g.stdout.Write(p.Raw)
+				return err
+			}
+			if _, err := experiment.LoadProtocol(args[0], reg); err != nil {
 				return err
 			}
 			data, err := os.ReadFile(args[0])

@@ -23,7 +23,11 @@ they differ. --trace prints the regenerated trace (JSON Lines); --write keeps it
 under traces/ when the run did not.`,
 		Args: exactArgs(2, "RUN_DIR and ITEM_ID (build/design/scenario/trial)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			res, err := experiment.Replay(args[0], args[1])
+			reg, err := missions()
+			if err != nil {
+				return err
+			}
+			res, err := experiment.Replay(reg, args[0], args[1])
 			if res == nil {
 				return err
 			}
