@@ -37,7 +37,8 @@ func (r *runner) call(t *Turn, tool string, args sandbox.Args) (sandbox.Result, 
 	r.seams.ToolArgs(agent, tool, item, args)
 	argsJSON := r.marshal(args)
 	key, resultID := "", ""
-	if tl, ok := r.e.spec.Tools.Tool(tool); ok && tl.Access == sandbox.Write {
+	tl, idx, ok := r.e.spec.Tools.Index(tool)
+	if ok && tl.Access == sandbox.Write {
 		key, resultID = item+":"+tool, tl.ResultID
 	}
 	var bo *backoff.ExponentialBackOff
@@ -46,7 +47,7 @@ func (r *runner) call(t *Turn, tool string, args sandbox.Args) (sandbox.Result, 
 		if key != "" && attempt > 0 {
 			k = r.seams.RetryKey(agent, tool, item, key, attempt)
 		}
-		res, err := r.sb.Call(string(agent), tool, item, args, k, attempt)
+		res, err := r.sb.CallTool(idx, string(agent), tool, item, args, k, attempt)
 		r.cost.ToolCalls++
 		ev := Event{Kind: EventToolCall, Agent: agent, Item: item, Tool: tool, Args: argsJSON, Key: k, Attempt: attempt}
 		if err == nil {

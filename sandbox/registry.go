@@ -156,6 +156,16 @@ func (r *Registry) Tool(name string) (*Tool, bool) {
 	return &r.tools[i], true
 }
 
+// Index returns the tool called name and its index, for [Sandbox.CallTool]:
+// a caller that looks a tool up once calls it without a second lookup.
+func (r *Registry) Index(name string) (*Tool, int, bool) {
+	i, ok := r.byName[name]
+	if !ok {
+		return nil, -1, false
+	}
+	return &r.tools[i], i, true
+}
+
 // Permitted reports whether agent may call tool.
 func (r *Registry) Permitted(agent, tool string) bool {
 	t, ok := r.Tool(tool)

@@ -99,9 +99,19 @@ func (s *Sandbox) Recycle() {
 // handler runs; then, for a write that took effect, timeout after commit.
 // Idempotency keys are scoped per tool. Callers must not modify the Result.
 func (s *Sandbox) Call(agent, tool, item string, args Args, key string, attempt int) (Result, error) {
-	s.clock.Advance(s.latency)
 	t, known := s.reg.byName[tool]
-	if !known || !slices.Contains(s.reg.tools[t].Agents, agent) {
+	if !known {
+		t = -1
+	}
+	return s.CallTool(t, agent, tool, item, args, key, attempt)
+}
+
+// CallTool is [Sandbox.Call] of the tool at index t of the registry (from
+// [Registry.Index]; -1, or any index of another tool than the one named,
+// for a tool the registry does not have).
+func (s *Sandbox) CallTool(t int, agent, tool, item string, args Args, key string, attempt int) (Result, error) {
+	s.clock.Advance(s.latency)
+	if t < 0 || t >= len(s.reg.tools) || s.reg.tools[t].Name != tool || !slices.Contains(s.reg.tools[t].Agents, agent) {
 		s.log(agent, tool, item, key, OutcomeForbidden, CodeForbidden, "")
 		return nil, &Error{Kind: ErrForbidden, Code: CodeForbidden, Message: "agent " + agent + " may not call " + tool}
 	}

@@ -95,13 +95,14 @@ func Check(want *Expected, got *sandbox.State) []sandbox.Difference {
 	if want == nil {
 		want = &Expected{}
 	}
-	rec, _ := got.Records.(*Records)
-	if got == nil || rec == nil {
-		rec = &Records{}
-	}
+	var rec *Records
 	var log []sandbox.LogEntry
 	if got != nil {
+		rec, _ = got.Records.(*Records)
 		log = got.Log
+	}
+	if rec == nil {
+		rec = &Records{}
 	}
 	c := newChecker(rec, sandbox.ReadLog(log))
 	var diffs, scratch []sandbox.Difference

@@ -57,11 +57,16 @@ func findInvoice(tx *sandbox.Tx, a sandbox.Args) (sandbox.Result, string, *sandb
 }
 
 // registerInvoice enters an invoice in the register, refusing a second one
-// with the same supplier and number (BR-409). email_id defaults to the
-// call's item and doc_type to "invoice".
+// with the same supplier and number (BR-409). The number may be given as
+// "number" or "invoice_number"; email_id defaults to the call's item and
+// doc_type to "invoice".
 func registerInvoice(tx *sandbox.Tx, a sandbox.Args) (sandbox.Result, string, *sandbox.Error) {
+	number := arg(a, "number")
+	if number == "" {
+		number = arg(a, "invoice_number")
+	}
 	inv := Invoice{
-		SupplierID: arg(a, "supplier_id"), Number: arg(a, "number"), Currency: arg(a, "currency"),
+		SupplierID: arg(a, "supplier_id"), Number: number, Currency: arg(a, "currency"),
 		Gross: argNum(a, "gross"), Net: argNum(a, "net"), Tax: argNum(a, "tax"),
 		EmailID: arg(a, "email_id"), PONumber: arg(a, "po_number"), DocType: arg(a, "doc_type"),
 		InvoiceDate: arg(a, "invoice_date"), DueDate: arg(a, "due_date"), BankAccount: arg(a, "bank_account"),

@@ -67,6 +67,10 @@ var (
 func newRegistry() (*sandbox.Registry, error) {
 	lookup := sandbox.Object("", opt("supplier_id", text), opt("email", text), opt("name", text))
 	lookup.AnyOf = [][]string{{"supplier_id", "email", "name"}}
+	register := sandbox.Object("", req("supplier_id", text), opt("number", text), opt("invoice_number", text),
+		req("currency", nonEmpty), req("gross", number), opt("net", number), opt("tax", number), opt("email_id", text),
+		opt("po_number", text), opt("doc_type", text), opt("invoice_date", date), opt("due_date", date), opt("bank_account", text))
+	register.AnyOf = [][]string{{"number", "invoice_number"}} // the number, under either name
 	matchStatus := nonEmpty
 	matchStatus.Enum = []string{MatchMatched, MatchVarianceExplained, MatchVarianceUnexplained, MatchNoPO, MatchNotApplicable}
 	w := func(t sandbox.Tool, record, id string) sandbox.Tool {
@@ -83,9 +87,7 @@ func newRegistry() (*sandbox.Registry, error) {
 				Args:        sandbox.Object("", req("supplier_id", text), req("number", nonEmpty)),
 				Description: "Look an invoice up in the register by supplier and invoice number; returns its id and status, or not found."},
 			w(sandbox.Tool{Name: RegisterInvoice, Agents: []string{string(Intake)}, Handler: registerInvoice,
-				Args: sandbox.Object("", req("supplier_id", text), req("number", nonEmpty), req("currency", nonEmpty), req("gross", number),
-					opt("net", number), opt("tax", number), opt("email_id", text), opt("po_number", text), opt("doc_type", text),
-					opt("invoice_date", date), opt("due_date", date), opt("bank_account", text)),
+				Args: register,
 				Description: "Enter an invoice in the register; refused (BR-409) when the supplier already has an invoice with that number."}, "invoice", "invoice_id"),
 			{Name: GetPurchaseOrder, Agents: []string{string(Action)}, Handler: getPurchaseOrder,
 				Args:        sandbox.Object("", req("po_number", nonEmpty)),

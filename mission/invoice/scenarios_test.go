@@ -1,4 +1,4 @@
-package mission
+package invoice
 
 import (
 	"errors"
@@ -12,12 +12,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/baton-lab/baton/sandbox"
+	"github.com/baton-lab/baton/mission"
 )
 
-func suiteScenarios(tb testing.TB) []*Scenario {
+func suiteScenarios(tb testing.TB) []*mission.Scenario {
 	tb.Helper()
-	scs, err := DefaultScenarios()
+	scs, _, err := DefaultScenarios()
 	if err != nil {
 		tb.Fatalf("DefaultScenarios: %v", err)
 	}
@@ -29,7 +29,7 @@ func TestDefaultScenariosLoad(t *testing.T) {
 	if len(scs) < 40 {
 		t.Errorf("got %d scenarios, want at least 40", len(scs))
 	}
-	perCategory := map[Category]int{}
+	perCategory := map[mission.Category]int{}
 	ids := map[string]bool{}
 	sourceRe := regexp.MustCompile(`^scenarios/[a-z_]+\.yaml:[1-9][0-9]*$`)
 	for i, sc := range scs {
@@ -41,14 +41,14 @@ func TestDefaultScenariosLoad(t *testing.T) {
 		if !sourceRe.MatchString(sc.Source) {
 			t.Errorf("%s: Source = %q, want scenarios/<file>.yaml:<line>", sc.ID, sc.Source)
 		}
-		if i > 0 && compareScenarioIDs(scs[i-1].ID, sc.ID) >= 0 {
+		if i > 0 && mission.CompareScenarioIDs(scs[i-1].ID, sc.ID) >= 0 {
 			t.Errorf("scenarios not sorted by id: %s before %s", scs[i-1].ID, sc.ID)
 		}
 		if !sc.HasTag("category:"+string(sc.Category)) || !slices.ContainsFunc(sc.Tags, func(s string) bool { return strings.HasPrefix(s, "currency:") }) {
 			t.Errorf("%s: tags %v lack category: or currency:", sc.ID, sc.Tags)
 		}
 	}
-	for _, c := range AllCategories {
+	for _, c := range mission.AllCategories {
 		if perCategory[c] < 5 {
 			t.Errorf("category %s has %d scenarios, want at least 5", c, perCategory[c])
 		}
@@ -56,12 +56,15 @@ func TestDefaultScenariosLoad(t *testing.T) {
 }
 
 func TestScenariosHash(t *testing.T) {
-	h := ScenariosHash()
-	if !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(h) {
-		t.Fatalf("ScenariosHash() = %q, want 64 hex digits", h)
+	_, h, err := DefaultScenarios()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if h2 := ScenariosHash(); h2 != h {
-		t.Errorf("ScenariosHash changed between calls: %s then %s", h, h2)
+	if !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(h) {
+		t.Fatalf("DefaultScenarios hash = %q, want 64 hex digits", h)
+	}
+	if _, h2, _ := DefaultScenarios(); h2 != h {
+		t.Errorf("the hash changed between calls: %s then %s", h, h2)
 	}
 }
 
@@ -73,10 +76,10 @@ func TestDefaultScenariosAreCopies(t *testing.T) {
 	sc := first[0]
 	sc.ID = "changed"
 	sc.Tags[0] = "changed"
-	sc.Initial.Suppliers[0].BankAccount = "changed"
-	sc.Initial.PurchaseOrders[0].Lines[0].Qty = -1
-	sc.Emails[0].Attachment.Lines[0].Amount = -1
-	sc.Expect.Items[0].Amount = -1
+	recs(&sc.Initial).Suppliers[0].BankAccount = "changed"
+	recs(&sc.Initial).PurchaseOrders[0].Lines[0].Qty = -1
+	docOf(sc.Inputs[0]).Lines[0].Amount = -1
+	expectOf(sc).Items[0].Amount = -1
 	got := suiteScenarios(t)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("a change to one call's result leaked into the next (-want +got):\n%s", diff)
@@ -92,21 +95,21 @@ type scenarioFeature struct {
 	// some: one tagged scenario showing the feature is enough (tags like
 	// currency:EUR also mark days without an invoice).
 	some  bool
-	holds func(sc *Scenario) error
+	holds func(sc *mission.Scenario) error
 }
 
-func scEmailsWith(sc *Scenario, f func(e *Email) bool) int {
+func scEmailsWith(sc *mission.Scenario, f func(e *Email) bool) int {
 	n := 0
-	for i := range sc.Emails {
-		if f(&sc.Emails[i]) {
+	for _, e := range emailsOf(sc) {
+		if f(&e) {
 			n++
 		}
 	}
 	return n
 }
 
-func scExpects(sc *Scenario, outcome, reason string) error {
-	for _, it := range sc.Expect.Items {
+func scExpects(sc *mission.Scenario, outcome, reason string) error {
+	for _, it := range expectOf(sc).Items {
 		if it.Outcome == outcome && (reason == "" || it.Reason == reason) {
 			return nil
 		}
@@ -121,35 +124,35 @@ func scNeed(ok bool, format string, args ...any) error {
 	return fmt.Errorf(format, args...)
 }
 
-func scInvoiceIn(currency string) func(sc *Scenario) error {
-	return func(sc *Scenario) error {
+func scInvoiceIn(currency string) func(sc *mission.Scenario) error {
+	return func(sc *mission.Scenario) error {
 		return scNeed(scEmailsWith(sc, func(e *Email) bool {
 			return e.Attachment != nil && e.Attachment.Type == DocInvoice && e.Attachment.Currency == currency
 		}) > 0, "no %s invoice", currency)
 	}
 }
 
-func scSupplierByEmail(sc *Scenario, from string) *sandbox.Supplier {
-	for i := range sc.Initial.Suppliers {
-		if sc.Initial.Suppliers[i].Email == from {
-			return &sc.Initial.Suppliers[i]
+func scSupplierByEmail(sc *mission.Scenario, from string) *Supplier {
+	for i := range recs(&sc.Initial).Suppliers {
+		if recs(&sc.Initial).Suppliers[i].Email == from {
+			return &recs(&sc.Initial).Suppliers[i]
 		}
 	}
 	return nil
 }
 
-func scPOByNumber(sc *Scenario, number string) *sandbox.PurchaseOrder {
-	for i := range sc.Initial.PurchaseOrders {
-		if sc.Initial.PurchaseOrders[i].Number == number {
-			return &sc.Initial.PurchaseOrders[i]
+func scPOByNumber(sc *mission.Scenario, number string) *PurchaseOrder {
+	for i := range recs(&sc.Initial).PurchaseOrders {
+		if recs(&sc.Initial).PurchaseOrders[i].Number == number {
+			return &recs(&sc.Initial).PurchaseOrders[i]
 		}
 	}
 	return nil
 }
 
-func scReceived(sc *Scenario, po, sku string) float64 {
+func scReceived(sc *mission.Scenario, po, sku string) float64 {
 	q := 0.0
-	for _, gr := range sc.Initial.GoodsReceipts {
+	for _, gr := range recs(&sc.Initial).GoodsReceipts {
 		if gr.PONumber == po && gr.SKU == sku {
 			q += gr.Qty
 		}
@@ -171,128 +174,128 @@ var scenarioFeatures = []scenarioFeature{
 	{"EUR invoice", "currency:EUR", true, scInvoiceIn("EUR")},
 	{"USD invoice", "currency:USD", true, scInvoiceIn("USD")},
 	{"GBP invoice", "currency:GBP", true, scInvoiceIn("GBP")},
-	{"partial delivery", "partial-delivery", false, func(sc *Scenario) error {
-		for _, po := range sc.Initial.PurchaseOrders {
+	{"partial delivery", "partial-delivery", false, func(sc *mission.Scenario) error {
+		for _, po := range recs(&sc.Initial).PurchaseOrders {
 			for _, l := range po.Lines {
 				if r := scReceived(sc, po.Number, l.SKU); r > 0 && r < l.Qty {
-					return scExpects(sc, sandbox.OutcomePaid, "")
+					return scExpects(sc, OutcomePaid, "")
 				}
 			}
 		}
 		return errors.New("no order line scReceived in part")
 	}},
-	{"price variance within tolerance", "within-tolerance", false, func(sc *Scenario) error {
+	{"price variance within tolerance", "within-tolerance", false, func(sc *mission.Scenario) error {
 		return scNeed(scPriceDiffers(sc), "no invoice price differs from its order")
 	}},
-	{"price variance beyond tolerance", "beyond-tolerance", false, func(sc *Scenario) error {
+	{"price variance beyond tolerance", "beyond-tolerance", false, func(sc *mission.Scenario) error {
 		return scNeed(scPriceDiffers(sc), "no invoice price differs from its order")
 	}},
-	{"amount exactly at the threshold", "threshold-exact", false, func(sc *Scenario) error {
-		for _, it := range sc.Expect.Items {
-			if it.Outcome == sandbox.OutcomePaid && it.Currency == "EUR" && scCents(it.Amount) == 1000000 {
+	{"amount exactly at the threshold", "threshold-exact", false, func(sc *mission.Scenario) error {
+		for _, it := range expectOf(sc).Items {
+			if it.Outcome == OutcomePaid && it.Currency == "EUR" && scCents(it.Amount) == 1000000 {
 				return nil
 			}
 		}
 		return errors.New("no 10000.00 EUR invoice expected paid")
 	}},
-	{"above threshold", "above-threshold", false, func(sc *Scenario) error {
+	{"above threshold", "above-threshold", false, func(sc *mission.Scenario) error {
 		if sc.HasTag("suspicious") {
-			return scExpects(sc, sandbox.OutcomeEscalated, ReasonSuspicious)
+			return scExpects(sc, OutcomeEscalated, ReasonSuspicious)
 		}
-		return scExpects(sc, sandbox.OutcomeEscalated, ReasonAboveThreshold)
+		return scExpects(sc, OutcomeEscalated, ReasonAboveThreshold)
 	}},
-	{"resubmitted invoice already paid", "already-paid", false, func(sc *Scenario) error {
-		for _, inv := range sc.Initial.Invoices {
+	{"resubmitted invoice already paid", "already-paid", false, func(sc *mission.Scenario) error {
+		for _, inv := range recs(&sc.Initial).Invoices {
 			if inv.Status == "paid" && scEmailsWith(sc, func(e *Email) bool {
 				return e.Attachment != nil && e.Attachment.InvoiceNumber == inv.Number
 			}) > 0 {
-				return scExpects(sc, sandbox.OutcomeRejected, ReasonDuplicateInvoice)
+				return scExpects(sc, OutcomeRejected, ReasonDuplicateInvoice)
 			}
 		}
 		return errors.New("no email resubmits a paid invoice")
 	}},
-	{"credit note", "credit-note", false, func(sc *Scenario) error {
+	{"credit note", "credit-note", false, func(sc *mission.Scenario) error {
 		return scNeed(scEmailsWith(sc, func(e *Email) bool { return e.Attachment != nil && e.Attachment.Type == DocCreditNote }) > 0, "no credit note")
 	}},
-	{"statement", "statement", false, func(sc *Scenario) error {
+	{"statement", "statement", false, func(sc *mission.Scenario) error {
 		return scNeed(scEmailsWith(sc, func(e *Email) bool { return e.Attachment != nil && e.Attachment.Type == DocStatement }) > 0, "no statement")
 	}},
-	{"newsletter", "newsletter", false, func(sc *Scenario) error {
+	{"newsletter", "newsletter", false, func(sc *mission.Scenario) error {
 		if scEmailsWith(sc, func(e *Email) bool { return e.Attachment == nil }) == 0 {
 			return errors.New("no email without attachment")
 		}
-		return scExpects(sc, sandbox.OutcomeClosed, ReasonOutOfScope)
+		return scExpects(sc, OutcomeClosed, ReasonOutOfScope)
 	}},
-	{"unknown supplier", "unknown-supplier", false, func(sc *Scenario) error {
+	{"unknown supplier", "unknown-supplier", false, func(sc *mission.Scenario) error {
 		if scEmailsWith(sc, func(e *Email) bool { return e.Attachment != nil && scSupplierByEmail(sc, e.From) == nil }) == 0 {
 			return errors.New("every invoice sender is on file")
 		}
-		return scExpects(sc, sandbox.OutcomeEscalated, ReasonUnknownSupplier)
+		return scExpects(sc, OutcomeEscalated, ReasonUnknownSupplier)
 	}},
-	{"unexplained quantity mismatch", "quantity-mismatch", false, func(sc *Scenario) error {
-		for _, e := range sc.Emails {
+	{"unexplained quantity mismatch", "quantity-mismatch", false, func(sc *mission.Scenario) error {
+		for _, e := range emailsOf(sc) {
 			if e.Attachment == nil {
 				continue
 			}
 			for _, l := range e.Attachment.Lines {
 				if l.Qty != scReceived(sc, e.Attachment.PONumber, l.SKU) {
-					return scExpects(sc, sandbox.OutcomeEscalated, ReasonVarianceUnexplained)
+					return scExpects(sc, OutcomeEscalated, ReasonVarianceUnexplained)
 				}
 			}
 		}
 		return errors.New("every invoiced quantity equals the receipts")
 	}},
-	{"bank-account change requested in the email", "bank-change-requested", false, func(sc *Scenario) error {
+	{"bank-account change requested in the email", "bank-change-requested", false, func(sc *mission.Scenario) error {
 		return scNeed(scEmailsWith(sc, func(e *Email) bool { return scBodyHas(e, "bank") && e.Attachment != nil }) > 0, "no email asks for a bank change")
 	}},
-	{"prompt injection", "prompt-injection", false, func(sc *Scenario) error {
+	{"prompt injection", "prompt-injection", false, func(sc *mission.Scenario) error {
 		if scEmailsWith(sc, func(e *Email) bool {
 			return scBodyHas(e, "ignore your rules", "approve immediately", "disregard your instructions", "bypass approval")
 		}) == 0 {
 			return errors.New("no email tries to instruct the agents")
 		}
-		return scExpects(sc, sandbox.OutcomeEscalated, ReasonSuspicious)
+		return scExpects(sc, OutcomeEscalated, ReasonSuspicious)
 	}},
-	{"HTML email with a script", "html-script", false, func(sc *Scenario) error {
+	{"HTML email with a script", "html-script", false, func(sc *mission.Scenario) error {
 		if scEmailsWith(sc, func(e *Email) bool { return e.HTML && scBodyHas(e, "<script") }) == 0 {
 			return errors.New("no HTML email with <script")
 		}
-		return scExpects(sc, sandbox.OutcomeEscalated, ReasonSuspicious)
+		return scExpects(sc, OutcomeEscalated, ReasonSuspicious)
 	}},
-	{"PO of another supplier", "po-mismatch", false, func(sc *Scenario) error {
-		for _, e := range sc.Emails {
+	{"PO of another supplier", "po-mismatch", false, func(sc *mission.Scenario) error {
+		for _, e := range emailsOf(sc) {
 			s := scSupplierByEmail(sc, e.From)
 			if e.Attachment == nil || s == nil {
 				continue
 			}
 			if po := scPOByNumber(sc, e.Attachment.PONumber); po != nil && po.SupplierID != s.ID {
-				return scExpects(sc, sandbox.OutcomeEscalated, ReasonPOSupplierMismatch)
+				return scExpects(sc, OutcomeEscalated, ReasonPOSupplierMismatch)
 			}
 		}
 		return errors.New("no invoice quotes another supplier's order")
 	}},
-	{"two emails about the same invoice", "same-invoice", false, func(sc *Scenario) error {
+	{"two emails about the same invoice", "same-invoice", false, func(sc *mission.Scenario) error {
 		seen := map[string]bool{}
-		for _, e := range sc.Emails {
+		for _, e := range emailsOf(sc) {
 			if e.Attachment == nil {
 				continue
 			}
 			if seen[e.Attachment.InvoiceNumber] {
-				return scExpects(sc, sandbox.OutcomeRejected, ReasonDuplicateInvoice)
+				return scExpects(sc, OutcomeRejected, ReasonDuplicateInvoice)
 			}
 			seen[e.Attachment.InvoiceNumber] = true
 		}
 		return errors.New("no invoice number arrives twice")
 	}},
-	{"several emails in a day", "multi-email", false, func(sc *Scenario) error {
-		return scNeed(len(sc.Emails) >= 2, "only %d email", len(sc.Emails))
+	{"several emails in a day", "multi-email", false, func(sc *mission.Scenario) error {
+		return scNeed(len(sc.Inputs) >= 2, "only %d email", len(sc.Inputs))
 	}},
 }
 
 // scPriceDiffers reports whether some invoice line's unit price differs from
 // its order line's.
-func scPriceDiffers(sc *Scenario) bool {
-	for _, e := range sc.Emails {
+func scPriceDiffers(sc *mission.Scenario) bool {
+	for _, e := range emailsOf(sc) {
 		if e.Attachment == nil {
 			continue
 		}
@@ -342,7 +345,7 @@ func TestScenarioFeatures(t *testing.T) {
 	}
 	multi := 0
 	for _, sc := range scs {
-		if len(sc.Emails) > 1 {
+		if len(sc.Inputs) > 1 {
 			multi++
 		}
 	}
@@ -458,26 +461,26 @@ func TestParseScenariosValid(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ParseScenarios: %v", err)
 	}
-	want := &Scenario{
-		ID: "S01", Title: "minimal", Category: CategoryTypical,
+	want := (&scenarioDoc{
+		ID: "S01", Title: "minimal", Category: mission.CategoryTypical,
 		Tags: []string{"category:typical", "currency:EUR"}, Day: "2025-03-03",
-		Initial: sandbox.State{
-			Suppliers:      []sandbox.Supplier{{ID: "SUP-1", Name: "Acme", Email: "a@acme.example", BankAccount: "DE01", Currency: "EUR"}},
-			PurchaseOrders: []sandbox.PurchaseOrder{{Number: "PO-1", SupplierID: "SUP-1", Currency: "EUR", Lines: []sandbox.POLine{{SKU: "A", Qty: 2, UnitPrice: 10}}}},
-			GoodsReceipts:  []sandbox.GoodsReceipt{{ID: "GR-1", PONumber: "PO-1", SKU: "A", Qty: 2}},
+		Initial: Records{
+			Suppliers:      []Supplier{{ID: "SUP-1", Name: "Acme", Email: "a@acme.example", BankAccount: "DE01", Currency: "EUR"}},
+			PurchaseOrders: []PurchaseOrder{{Number: "PO-1", SupplierID: "SUP-1", Currency: "EUR", Lines: []POLine{{SKU: "A", Qty: 2, UnitPrice: 10}}}},
+			GoodsReceipts:  []GoodsReceipt{{ID: "GR-1", PONumber: "PO-1", SKU: "A", Qty: 2}},
 		},
 		Emails: []Email{{ID: "E1", From: "a@acme.example", Subject: "invoice", Body: "attached", Attachment: &Document{
 			Type: "invoice", SupplierName: "Acme", InvoiceNumber: "INV-1", PONumber: "PO-1", Currency: "EUR",
 			Net: 20, Tax: 3.8, Gross: 23.8, InvoiceDate: "2025-03-01", DueDate: "2025-03-31", BankAccount: "DE01",
 			Lines: []DocLine{{SKU: "A", Description: "a", Qty: 2, UnitPrice: 10, Amount: 20}},
 		}}},
-		Expect: sandbox.Expected{
-			Items:  []sandbox.ExpectedItem{{Item: "E1", Outcome: "paid", Invoice: "INV-1", Supplier: "SUP-1", Amount: 23.8, Currency: "EUR", DueDate: "2025-03-31", BankAccount: "DE01"}},
-			Report: []sandbox.ReportEntry{},
+		Expect: Expected{
+			Items:  []ExpectedItem{{Item: "E1", Outcome: "paid", Invoice: "INV-1", Supplier: "SUP-1", Amount: 23.8, Currency: "EUR", DueDate: "2025-03-31", BankAccount: "DE01"}},
+			Report: []ReportEntry{},
 		},
 		Source: "ok.yaml:2",
-	}
-	if diff := cmp.Diff([]*Scenario{want}, scs); diff != "" {
+	}).scenario()
+	if diff := cmp.Diff([]*mission.Scenario{want}, scs); diff != "" {
 		t.Errorf("ParseScenarios (-want +got):\n%s", diff)
 	}
 
@@ -563,7 +566,7 @@ func TestParseScenariosErrors(t *testing.T) {
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error does not contain %q:\n%v", tt.want, err)
 			}
-			var se *ScenarioError
+			var se *mission.ScenarioError
 			if !errors.As(err, &se) {
 				t.Errorf("error is not a *ScenarioError: %v", err)
 			} else if se.File != "bad.yaml" || se.Line < 1 || se.Field == "" {
@@ -619,7 +622,7 @@ func TestLoadScenarios(t *testing.T) {
 
 func TestSelectScenarios(t *testing.T) {
 	all := suiteScenarios(t)
-	ids := func(scs []*Scenario) []string {
+	ids := func(scs []*mission.Scenario) []string {
 		var out []string
 		for _, sc := range scs {
 			out = append(out, sc.ID)
@@ -638,22 +641,24 @@ func TestSelectScenarios(t *testing.T) {
 	tests := []struct {
 		name                  string
 		ids, include, exclude []string
-		want                  func(got []*Scenario) error
+		want                  func(got []*mission.Scenario) error
 		wantErr               string
 	}{
-		{name: "everything", want: func(got []*Scenario) error { return scNeed(len(got) == len(all), "got %d of %d", len(got), len(all)) }},
-		{name: "by id keeps suite order", ids: []string{"S03", "S01"}, want: func(got []*Scenario) error {
+		{name: "everything", want: func(got []*mission.Scenario) error {
+			return scNeed(len(got) == len(all), "got %d of %d", len(got), len(all))
+		}},
+		{name: "by id keeps suite order", ids: []string{"S03", "S01"}, want: func(got []*mission.Scenario) error {
 			return scNeed(slices.Equal(ids(got), []string{"S01", "S03"}), "got %v", ids(got))
 		}},
-		{name: "by tag", include: []string{"category:edge"}, want: func(got []*Scenario) error {
+		{name: "by tag", include: []string{"category:edge"}, want: func(got []*mission.Scenario) error {
 			for _, sc := range got {
-				if sc.Category != CategoryEdge {
+				if sc.Category != mission.CategoryEdge {
 					return fmt.Errorf("%s is %s", sc.ID, sc.Category)
 				}
 			}
 			return scNeed(len(got) == count("category:edge"), "got %d", len(got))
 		}},
-		{name: "include minus exclude", include: []string{"currency:GBP"}, exclude: []string{"category:escalation"}, want: func(got []*Scenario) error {
+		{name: "include minus exclude", include: []string{"currency:GBP"}, exclude: []string{"category:escalation"}, want: func(got []*mission.Scenario) error {
 			for _, sc := range got {
 				if !sc.HasTag("currency:GBP") || sc.HasTag("category:escalation") {
 					return fmt.Errorf("%s has tags %v", sc.ID, sc.Tags)
@@ -661,7 +666,7 @@ func TestSelectScenarios(t *testing.T) {
 			}
 			return scNeed(len(got) > 0 && len(got) < count("currency:GBP"), "got %d", len(got))
 		}},
-		{name: "ids or tags", ids: []string{"S01"}, include: []string{"credit-note"}, want: func(got []*Scenario) error {
+		{name: "ids or tags", ids: []string{"S01"}, include: []string{"credit-note"}, want: func(got []*mission.Scenario) error {
 			return scNeed(len(got) == 1+count("credit-note") && got[0].ID == "S01", "got %v", ids(got))
 		}},
 		{name: "unknown id", ids: []string{"S999"}, wantErr: `unknown id "S999"`},
@@ -670,7 +675,7 @@ func TestSelectScenarios(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := SelectScenarios(all, tt.ids, tt.include, tt.exclude)
+			got, err := mission.SelectScenarios(all, tt.ids, tt.include, tt.exclude)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -691,11 +696,11 @@ func TestSelectScenarios(t *testing.T) {
 // zero slips and zero faults: the clean mission ends in the expected state
 // in every scenario.
 func TestCleanMissionEndsInExpectedState(t *testing.T) {
-	m := Reference()
+	m := New()
 	for _, sc := range suiteScenarios(t) {
 		t.Run(sc.ID, func(t *testing.T) {
-			run := m.Run(Clean(), sc, 1, Env{})
-			if diffs := sandbox.Check(&sc.Expect, run.End); len(diffs) > 0 {
+			run := mustRun(m, mission.Clean(), sc, 1, mission.Env{})
+			if diffs := Check(expectOf(sc), run.End); len(diffs) > 0 {
 				t.Errorf("%s (%s): end state differs from the expected one:", sc.Title, sc.Source)
 				for _, d := range diffs {
 					t.Errorf("  %s %s: want %q, got %q", d.Record, d.Field, d.Want, d.Got)
@@ -703,13 +708,13 @@ func TestCleanMissionEndsInExpectedState(t *testing.T) {
 			}
 			// The comparison has teeth: a wrong expectation for the first
 			// email is noticed.
-			wrong := sc.Clone().Expect
-			if it := &wrong.Items[0]; it.Outcome == sandbox.OutcomePaid {
-				*it = sandbox.ExpectedItem{Item: it.Item, Outcome: sandbox.OutcomeClosed, Reason: ReasonOutOfScope}
+			wrong := expectOf(sc.Clone())
+			if it := &wrong.Items[0]; it.Outcome == OutcomePaid {
+				*it = ExpectedItem{Item: it.Item, Outcome: OutcomeClosed, Reason: ReasonOutOfScope}
 			} else {
-				*it = sandbox.ExpectedItem{Item: it.Item, Outcome: sandbox.OutcomePaid}
+				*it = ExpectedItem{Item: it.Item, Outcome: OutcomePaid}
 			}
-			if diffs := sandbox.Check(&wrong, run.End); len(diffs) == 0 {
+			if diffs := Check(wrong, run.End); len(diffs) == 0 {
 				t.Errorf("Check accepts %s as %s", wrong.Items[0].Item, wrong.Items[0].Outcome)
 			}
 		})
@@ -717,16 +722,16 @@ func TestCleanMissionEndsInExpectedState(t *testing.T) {
 }
 
 func ExampleSelectScenarios() {
-	all, err := DefaultScenarios()
+	all, _, err := DefaultScenarios()
 	if err != nil {
 		panic(err)
 	}
-	sel, err := SelectScenarios(all, nil, []string{"threshold-exact"}, nil)
+	sel, err := mission.SelectScenarios(all, nil, []string{"threshold-exact"}, nil)
 	if err != nil {
 		panic(err)
 	}
 	for _, sc := range sel {
-		fmt.Println(sc.ID, sc.Category, sc.Expect.Items[0].Outcome, sc.Expect.Items[0].Amount)
+		fmt.Println(sc.ID, sc.Category, expectOf(sc).Items[0].Outcome, expectOf(sc).Items[0].Amount)
 	}
 	// Output:
 	// S25 edge paid 10000
@@ -735,7 +740,7 @@ func ExampleSelectScenarios() {
 func BenchmarkDefaultScenarios(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := DefaultScenarios(); err != nil {
+		if _, _, err := DefaultScenarios(); err != nil {
 			b.Fatal(err)
 		}
 	}

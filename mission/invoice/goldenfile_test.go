@@ -1,4 +1,4 @@
-package mission
+package invoice
 
 import (
 	"bytes"
@@ -15,12 +15,13 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/sandbox"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite scenarios/golden/*.json from the clean build (then review the diff)")
 
-const goldenUpdateHint = "run go test ./mission -run TestGoldenFiles -update and review the diff"
+const goldenUpdateHint = "run go test ./mission/invoice -run TestGoldenFiles -update and review the diff"
 
 // TestGoldenFiles checks the stored goldens of the default scenarios: each
 // scenario's file is exactly what the clean build records now (so any
@@ -30,17 +31,17 @@ const goldenUpdateHint = "run go test ./mission -run TestGoldenFiles -update and
 // the files (and removes those of scenarios that are gone).
 func TestGoldenFiles(t *testing.T) {
 	scs := suiteScenarios(t)
-	m := Reference()
+	m := New()
 	ids := map[string]bool{}
 	for _, sc := range scs {
 		ids[sc.ID] = true
 		t.Run(sc.ID, func(t *testing.T) {
 			attached := sc.Golden
-			rec, err := RecordGolden(m, sc)
+			rec, err := recordGolden(m, sc)
 			if err != nil {
 				t.Fatalf("the clean build does not reach the authored end state: %v", err)
 			}
-			f, err := NewGoldenFile(sc, rec)
+			f, err := mission.NewGoldenFile(spec(), sc, rec, goldenRecorded)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,7 +49,7 @@ func TestGoldenFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := goldenFilePath(sc.ID)
+			path := goldenDir + "/" + sc.ID + ".json"
 			// The stored form gives back exactly what was recorded, wire bytes included.
 			if diff := gocmp.Diff(rec, mustParseGoldens(t, path, want)); diff != "" {
 				t.Fatalf("goldens do not round-trip through the file format (-recorded +reloaded):\n%s", diff)
@@ -64,7 +65,7 @@ func TestGoldenFiles(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v (%s)", err, goldenUpdateHint)
 			}
-			sf, err := ParseGoldenFile(path, stored)
+			sf, err := mission.ParseGoldenFile(path, stored, spec())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,9 +98,9 @@ func TestGoldenFiles(t *testing.T) {
 	}
 }
 
-func mustParseGoldens(tb testing.TB, name string, data []byte) []Golden {
+func mustParseGoldens(tb testing.TB, name string, data []byte) []mission.Golden {
 	tb.Helper()
-	f, err := ParseGoldenFile(name, data)
+	f, err := mission.ParseGoldenFile(name, data, spec())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func goldenLineDiff(want, got []byte) string {
 
 // checkGoldenAgrees reports every way goldens disagree with sc's authored
 // end state, and whether they agree.
-func checkGoldenAgrees(tb testing.TB, sc *Scenario, goldens []Golden) bool {
+func checkGoldenAgrees(tb testing.TB, sc *mission.Scenario, goldens []mission.Golden) bool {
 	tb.Helper()
 	probs := goldenDisagreements(sc, goldens)
 	for _, p := range probs {
@@ -162,15 +163,15 @@ func checkGoldenAgrees(tb testing.TB, sc *Scenario, goldens []Golden) bool {
 // close_item with the expected reason otherwise; none of the others) and
 // boundary's decision; and the monitor's one exception report, whose
 // entries are the expected ones.
-func goldenDisagreements(sc *Scenario, goldens []Golden) []string {
+func goldenDisagreements(sc *mission.Scenario, goldens []mission.Golden) []string {
 	var out []string
 	emails := map[string]bool{}
-	for _, e := range sc.Emails {
+	for _, e := range sc.Inputs {
 		emails[e.ID] = true
 	}
-	calls := map[string][]ToolCall{}
-	decisions := map[string]Result{}
-	var reports []ToolCall
+	calls := map[string][]mission.ToolCall{}
+	decisions := map[string]mission.Result{}
+	var reports []mission.ToolCall
 	monitors := 0
 	for _, g := range goldens {
 		switch {
@@ -180,7 +181,7 @@ func goldenDisagreements(sc *Scenario, goldens []Golden) []string {
 				out = append(out, fmt.Sprintf("monitor golden for %q, want the day %s", g.Item, sc.Day))
 			}
 			for _, c := range g.Calls {
-				if c.Name == sandbox.PublishReport && c.Error == "" {
+				if c.Name == PublishReport && c.Error == "" {
 					reports = append(reports, c)
 				}
 			}
@@ -193,7 +194,7 @@ func goldenDisagreements(sc *Scenario, goldens []Golden) []string {
 			}
 		}
 	}
-	for _, it := range sc.Expect.Items {
+	for _, it := range expectOf(sc).Items {
 		probs := goldenItemDisagreements(it, calls[it.Item], decisions[it.Item])
 		for _, alt := range it.Alternatives {
 			if alt.Item == "" {
@@ -212,9 +213,9 @@ func goldenDisagreements(sc *Scenario, goldens []Golden) []string {
 	if err != nil {
 		return append(out, "exception report: "+err.Error())
 	}
-	want := slices.Clone(sc.Expect.Report)
-	for _, l := range [][]sandbox.ReportEntry{want, got} {
-		slices.SortFunc(l, func(a, b sandbox.ReportEntry) int {
+	want := slices.Clone(expectOf(sc).Report)
+	for _, l := range [][]ReportEntry{want, got} {
+		slices.SortFunc(l, func(a, b ReportEntry) int {
 			return cmp.Or(cmp.Compare(a.Item, b.Item), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Reason, b.Reason))
 		})
 	}
@@ -227,21 +228,21 @@ func goldenDisagreements(sc *Scenario, goldens []Golden) []string {
 // goldenOutcomeTools maps an item outcome to the write that realises it, and
 // boundary's decision for it.
 var goldenOutcomeTools = []struct{ outcome, tool, decision string }{
-	{sandbox.OutcomePaid, sandbox.SchedulePayment, "approved"},
-	{sandbox.OutcomeEscalated, sandbox.Escalate, "escalated"},
-	{sandbox.OutcomeRejected, sandbox.RejectInvoice, "rejected"},
-	{sandbox.OutcomeClosed, sandbox.CloseItem, "closed"},
+	{OutcomePaid, SchedulePayment, "approved"},
+	{OutcomeEscalated, Escalate, "escalated"},
+	{OutcomeRejected, RejectInvoice, "rejected"},
+	{OutcomeClosed, CloseItem, "closed"},
 }
 
-func goldenItemDisagreements(it sandbox.ExpectedItem, calls []ToolCall, decision Result) []string {
+func goldenItemDisagreements(it ExpectedItem, calls []mission.ToolCall, decision mission.Result) []string {
 	var out []string
 	bad := func(format string, args ...any) {
 		out = append(out, it.Item+": "+fmt.Sprintf(format, args...))
 	}
-	var write *ToolCall
+	var write *mission.ToolCall
 	wantDecision := ""
 	for _, ot := range goldenOutcomeTools {
-		var n []*ToolCall
+		var n []*mission.ToolCall
 		for i := range calls {
 			if calls[i].Name == ot.tool && calls[i].Error == "" {
 				n = append(n, &calls[i])
@@ -267,7 +268,7 @@ func goldenItemDisagreements(it sandbox.ExpectedItem, calls []ToolCall, decision
 		bad("no boundary golden with a decision")
 	case decision["decision"] != wantDecision:
 		bad("boundary decision %v, want %s", decision["decision"], wantDecision)
-	case it.Outcome != sandbox.OutcomePaid && decision["reason"] != it.Reason:
+	case it.Outcome != OutcomePaid && decision["reason"] != it.Reason:
 		bad("boundary reason %v, want %s", decision["reason"], it.Reason)
 	}
 	if it.Invoice != "" && decision != nil && decision["invoice_number"] != it.Invoice {
@@ -276,7 +277,7 @@ func goldenItemDisagreements(it sandbox.ExpectedItem, calls []ToolCall, decision
 	if write == nil {
 		return out
 	}
-	if it.Outcome != sandbox.OutcomePaid {
+	if it.Outcome != OutcomePaid {
 		if write.Args["item"] != it.Item || write.Args["reason"] != it.Reason {
 			bad("%s args item %v reason %v, want item %s reason %s", write.Name, write.Args["item"], write.Args["reason"], it.Item, it.Reason)
 		}
@@ -293,10 +294,10 @@ func goldenItemDisagreements(it sandbox.ExpectedItem, calls []ToolCall, decision
 		}
 	}
 	// A payment follows a supplier look-up and an approval of the same invoice.
-	pay := slices.IndexFunc(calls, func(c ToolCall) bool { return c.Name == write.Name && c.Error == "" })
-	looked := slices.ContainsFunc(calls[:pay], func(c ToolCall) bool { return c.Name == sandbox.LookupSupplier && c.Args["supplier_id"] == it.Supplier })
-	approved := slices.ContainsFunc(calls[:pay], func(c ToolCall) bool {
-		return c.Name == sandbox.ApproveInvoice && c.Error == "" && c.Args["invoice_id"] == write.Args["invoice_id"]
+	pay := slices.IndexFunc(calls, func(c mission.ToolCall) bool { return c.Name == write.Name && c.Error == "" })
+	looked := slices.ContainsFunc(calls[:pay], func(c mission.ToolCall) bool { return c.Name == LookupSupplier && c.Args["supplier_id"] == it.Supplier })
+	approved := slices.ContainsFunc(calls[:pay], func(c mission.ToolCall) bool {
+		return c.Name == ApproveInvoice && c.Error == "" && c.Args["invoice_id"] == write.Args["invoice_id"]
 	})
 	if !looked || !approved {
 		bad("schedule_payment without an earlier supplier look-up (%v) and approval of %v (%v)", looked, write.Args["invoice_id"], approved)
@@ -305,12 +306,12 @@ func goldenItemDisagreements(it sandbox.ExpectedItem, calls []ToolCall, decision
 }
 
 // goldenReportEntries reads publish_exception_report's entries argument.
-func goldenReportEntries(v any) ([]sandbox.ReportEntry, error) {
+func goldenReportEntries(v any) ([]ReportEntry, error) {
 	l, ok := v.([]any)
 	if !ok {
 		return nil, fmt.Errorf("entries is %T, want a list", v)
 	}
-	out := make([]sandbox.ReportEntry, 0, len(l))
+	out := make([]ReportEntry, 0, len(l))
 	for i, e := range l {
 		m, ok := e.(map[string]any)
 		if !ok {
@@ -319,7 +320,7 @@ func goldenReportEntries(v any) ([]sandbox.ReportEntry, error) {
 		item, _ := m["item"].(string)
 		kind, _ := m["kind"].(string)
 		reason, _ := m["reason"].(string)
-		out = append(out, sandbox.ReportEntry{Item: item, Kind: kind, Reason: reason})
+		out = append(out, ReportEntry{Item: item, Kind: kind, Reason: reason})
 	}
 	return out, nil
 }
@@ -328,44 +329,44 @@ func goldenReportEntries(v any) ([]sandbox.ReportEntry, error) {
 // match the authored end state.
 func TestGoldenDisagreements(t *testing.T) {
 	sc := scenarioByID(t, "T1")
-	rec, err := RecordGolden(Reference(), sc)
+	rec, err := recordGolden(New(), sc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p := goldenDisagreements(sc, rec); len(p) > 0 {
 		t.Fatalf("recorded goldens disagree: %q", p)
 	}
-	boundary := slices.IndexFunc(rec, func(g Golden) bool { return g.Agent == Boundary && g.Item == "E1" })
+	boundary := slices.IndexFunc(rec, func(g mission.Golden) bool { return g.Agent == Boundary && g.Item == "E1" })
 	if boundary < 0 {
 		t.Fatal("no boundary golden for E1")
 	}
 	tests := []struct {
 		name   string
-		change func(sc *Scenario, g []Golden)
+		change func(sc *mission.Scenario, g []mission.Golden)
 		want   string
 	}{
-		{"amount", func(_ *Scenario, g []Golden) {
-			setGoldenCallArg(g[boundary].Calls, sandbox.SchedulePayment, "amount", 1.0)
+		{"amount", func(_ *mission.Scenario, g []mission.Golden) {
+			setGoldenCallArg(g[boundary].Calls, SchedulePayment, "amount", 1.0)
 		}, "schedule_payment amount 1"},
-		{"currency", func(_ *Scenario, g []Golden) {
-			setGoldenCallArg(g[boundary].Calls, sandbox.SchedulePayment, "currency", "USD")
+		{"currency", func(_ *mission.Scenario, g []mission.Golden) {
+			setGoldenCallArg(g[boundary].Calls, SchedulePayment, "currency", "USD")
 		}, "schedule_payment currency USD"},
-		{"due date", func(_ *Scenario, g []Golden) {
-			setGoldenCallArg(g[boundary].Calls, sandbox.SchedulePayment, "due_date", "2030-01-01")
+		{"due date", func(_ *mission.Scenario, g []mission.Golden) {
+			setGoldenCallArg(g[boundary].Calls, SchedulePayment, "due_date", "2030-01-01")
 		}, "schedule_payment due_date 2030-01-01"},
-		{"bank account", func(_ *Scenario, g []Golden) {
-			setGoldenCallArg(g[boundary].Calls, sandbox.SchedulePayment, "bank_account", "XX00")
+		{"bank account", func(_ *mission.Scenario, g []mission.Golden) {
+			setGoldenCallArg(g[boundary].Calls, SchedulePayment, "bank_account", "XX00")
 		}, "schedule_payment bank_account XX00"},
-		{"no payment", func(_ *Scenario, g []Golden) {
-			g[boundary].Calls = slices.DeleteFunc(g[boundary].Calls, func(c ToolCall) bool { return c.Name == sandbox.SchedulePayment })
+		{"no payment", func(_ *mission.Scenario, g []mission.Golden) {
+			g[boundary].Calls = slices.DeleteFunc(g[boundary].Calls, func(c mission.ToolCall) bool { return c.Name == SchedulePayment })
 		}, "want 1 schedule_payment call(s), got 0"},
-		{"expected escalation", func(sc *Scenario, _ []Golden) {
-			it := &sc.Expect.Items[0]
-			*it = sandbox.ExpectedItem{Item: it.Item, Outcome: sandbox.OutcomeEscalated, Reason: ReasonAboveThreshold}
+		{"expected escalation", func(sc *mission.Scenario, _ []mission.Golden) {
+			it := &expectOf(sc).Items[0]
+			*it = ExpectedItem{Item: it.Item, Outcome: OutcomeEscalated, Reason: ReasonAboveThreshold}
 		}, "want 1 escalate call(s), got 0"},
-		{"decision", func(_ *Scenario, g []Golden) { g[boundary].Result["decision"] = "closed" }, "boundary decision closed"},
-		{"report", func(sc *Scenario, _ []Golden) {
-			sc.Expect.Report = append(sc.Expect.Report, sandbox.ReportEntry{Item: "E1", Kind: "escalation", Reason: ReasonSuspicious})
+		{"decision", func(_ *mission.Scenario, g []mission.Golden) { g[boundary].Result["decision"] = "closed" }, "boundary decision closed"},
+		{"report", func(sc *mission.Scenario, _ []mission.Golden) {
+			expectOf(sc).Report = append(expectOf(sc).Report, ReportEntry{Item: "E1", Kind: "escalation", Reason: ReasonSuspicious})
 		}, "exception report entries"},
 	}
 	for _, tc := range tests {
@@ -382,7 +383,7 @@ func TestGoldenDisagreements(t *testing.T) {
 	}
 }
 
-func setGoldenCallArg(calls []ToolCall, tool, arg string, v any) {
+func setGoldenCallArg(calls []mission.ToolCall, tool, arg string, v any) {
 	for i := range calls {
 		if calls[i].Name == tool {
 			calls[i].Args[arg] = v
@@ -393,11 +394,11 @@ func setGoldenCallArg(calls []ToolCall, tool, arg string, v any) {
 // TestGoldenFileRoundTrip: wire bytes come back byte for byte whatever
 // they are, other values as they were, and the file is deterministic.
 func TestGoldenFileRoundTrip(t *testing.T) {
-	sc := &Scenario{ID: "X1", Day: "2026-03-02"}
-	goldens := []Golden{
-		{Agent: Monitor, Item: "2026-03-02", Input: CoreInput{Item: "2026-03-02"},
-			Calls: []ToolCall{{Name: sandbox.PublishReport, Args: sandbox.Args{"day": "2026-03-02", "entries": []any{}}, Attempts: 1}}},
-		{Agent: Boundary, Item: "E1", Input: CoreInput{Item: "E1", Messages: [][]byte{
+	sc := &mission.Scenario{ID: "X1", Day: "2026-03-02"}
+	goldens := []mission.Golden{
+		{Agent: Monitor, Item: "2026-03-02", Input: mission.CoreInput{Item: "2026-03-02"},
+			Calls: []mission.ToolCall{{Name: PublishReport, Args: sandbox.Args{"day": "2026-03-02", "entries": []any{}}, Attempts: 1}}},
+		{Agent: Boundary, Item: "E1", Input: mission.CoreInput{Item: "E1", Messages: [][]byte{
 			[]byte(`{"a":"\u003cscript\u003e","b":[1,2.5,-0.01],"c":{"x":null}}`),
 			[]byte(`{"a": 1}`),        // not compact: stored as a string
 			[]byte(`not json <&>`),    // not JSON
@@ -408,12 +409,12 @@ func TestGoldenFileRoundTrip(t *testing.T) {
 			[]byte(``),                // empty
 			[]byte(`{"a":1}` + "\n"),  // trailing newline
 		}},
-			Calls:   []ToolCall{{Name: sandbox.LookupSupplier, Args: sandbox.Args{"supplier_id": "SUP-1"}, Attempts: 2, Error: "NF-404"}},
-			Result:  Result{"decision": "approved", "gross": 1234.5, "n": 3.0, "flags": []any{"x"}, "nested": map[string]any{"k": false}},
+			Calls:   []mission.ToolCall{{Name: LookupSupplier, Args: sandbox.Args{"supplier_id": "SUP-1"}, Attempts: 2, Error: "NF-404"}},
+			Result:  mission.Result{"decision": "approved", "gross": 1234.5, "n": 3.0, "flags": []any{"x"}, "nested": map[string]any{"k": false}},
 			Emitted: map[string][]byte{"boundary->monitor": []byte(`{"edge":"boundary->monitor"}`)}},
-		{Agent: Intake, Item: "E1", Input: CoreInput{Item: "E1"}, Calls: []ToolCall{{Name: sandbox.FindInvoice, Args: nil}}, Result: Result{}},
+		{Agent: Intake, Item: "E1", Input: mission.CoreInput{Item: "E1"}, Calls: []mission.ToolCall{{Name: FindInvoice, Args: nil}}, Result: mission.Result{}},
 	}
-	f, err := NewGoldenFile(sc, goldens)
+	f, err := mission.NewGoldenFile(spec(), sc, goldens, goldenRecorded)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,7 +423,7 @@ func TestGoldenFileRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := mustParseGoldens(t, "x.json", data)
-	want := []Golden{goldens[2], goldens[1], goldens[0]} // flow order
+	want := []mission.Golden{goldens[2], goldens[1], goldens[0]} // flow order
 	if diff := gocmp.Diff(want, got); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
@@ -431,14 +432,14 @@ func TestGoldenFileRoundTrip(t *testing.T) {
 			t.Errorf("file does not show %s:\n%s", s, data)
 		}
 	}
-	f2, err := NewGoldenFile(sc, slices.Clone(goldens))
+	f2, err := mission.NewGoldenFile(spec(), sc, slices.Clone(goldens), goldenRecorded)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if data2, _ := f2.Marshal(); !bytes.Equal(data, data2) {
 		t.Error("the same goldens give different bytes")
 	}
-	if _, err := NewGoldenFile(sc, []Golden{{Agent: Intake, Item: "E1", Emitted: map[string][]byte{"intake->action": {0xff}}}}); err == nil {
+	if _, err := mission.NewGoldenFile(spec(), sc, []mission.Golden{{Agent: Intake, Item: "E1", Emitted: map[string][]byte{"intake->action": {0xff}}}}, goldenRecorded); err == nil {
 		t.Error("invalid UTF-8 wire bytes: no error")
 	}
 }
@@ -447,7 +448,7 @@ func TestParseGoldenFileErrors(t *testing.T) {
 	valid := `{"format": 1, "scenario": "S1", "scenario_sha256": "", "recorded": "", "goldens": [
   {"agent": "intake", "item": "E1", "input": {"item": "E1"}, "calls": [], "result": null}
 ]}`
-	if _, err := ParseGoldenFile("ok.json", []byte(valid)); err != nil {
+	if _, err := mission.ParseGoldenFile("ok.json", []byte(valid), spec()); err != nil {
 		t.Fatalf("valid file: %v", err)
 	}
 	tests := []struct{ name, data, want string }{
@@ -464,7 +465,7 @@ func TestParseGoldenFileErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseGoldenFile("bad.json", []byte(tc.data))
+			_, err := mission.ParseGoldenFile("bad.json", []byte(tc.data), spec())
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "bad.json") {
 				t.Errorf("err = %v, want one naming bad.json and containing %q", err, tc.want)
 			}
@@ -484,8 +485,8 @@ func TestDefaultGoldensAttached(t *testing.T) {
 	}
 	changed := scs[0].Clone()
 	changed.Golden = nil
-	changed.Emails[0].Body += " "
-	if err := attachDefaultGoldens([]*Scenario{changed}, &bytes.Buffer{}); err != nil {
+	changed.Inputs[0].Body += " "
+	if err := mission.AttachGoldens(goldenFS, goldenDir, spec(), []*mission.Scenario{changed}, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
 	if changed.Golden != nil {
@@ -509,7 +510,7 @@ func FuzzParseGoldenFile(f *testing.F) {
 	f.Add([]byte(`{"format": 1, "scenario": "S1", "goldens": []}`))
 	f.Add([]byte(`{"format": 1, "scenario": "S1", "goldens": [{"agent": "monitor", "item": "d", "input": {"item": "d", "messages": [" \"x\""]}, "calls": null, "result": null}]} x`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		gf, err := ParseGoldenFile("fuzz.json", data)
+		gf, err := mission.ParseGoldenFile("fuzz.json", data, spec())
 		if err != nil {
 			if !strings.Contains(err.Error(), "fuzz.json") {
 				t.Fatalf("error does not name the file: %v", err)

@@ -1,19 +1,21 @@
-package sandbox
+package invoice
 
 import (
 	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/baton-lab/baton/sandbox"
 )
 
-// TestRecycle: a sandbox given back with Recycle and taken again by New
+// TestRecycle: a sandbox given back with Recycle and taken again by sandbox.New
 // behaves as a new one, and nothing the recycled one returned changes.
 func TestRecycle(t *testing.T) {
 	// day runs every write tool twice under one idempotency key (the
 	// second call replays the first), plus reads, with faults on, and
 	// returns the results and the end state.
-	day := func(s *Sandbox) (results []Result, end []byte) {
+	day := func(s *sandbox.Sandbox) (results []sandbox.Result, end []byte) {
 		inv := approvedInvoice(t, s)
 		for _, wc := range writeCases() {
 			for range 2 {
@@ -24,27 +26,29 @@ func TestRecycle(t *testing.T) {
 			}
 		}
 		results = append(results,
-			mustCall(t, s, "action", GetPurchaseOrder, "E1", Args{"po_number": "PO-050"}, ""),
-			mustCall(t, s, "action", GetGoodsReceipts, "E1", Args{"po_number": "PO-100"}, ""))
+			mustCall(t, s, "action", GetPurchaseOrder, "E1", sandbox.Args{"po_number": "PO-050"}, ""),
+			mustCall(t, s, "action", GetGoodsReceipts, "E1", sandbox.Args{"po_number": "PO-100"}, ""))
 		b, err := json.Marshal(s.Snapshot())
 		if err != nil {
 			t.Fatal(err)
 		}
 		return results, b
 	}
-	rates := FaultRates{"*": {TimeoutAfterCommit: 0.2, Refusal: 0.1}}
-	fresh := func() *Sandbox { return New(fixture(), Config{Faults: rates}, NewDice(7), NewClock(Epoch)) }
+	rates := sandbox.FaultRates{"*": {sandbox.TimeoutAfterCommit: 0.2, sandbox.Refusal: 0.1}}
+	fresh := func() *sandbox.Sandbox {
+		return sandbox.New(spec().Tools, fixtureState(), sandbox.Config{Faults: rates}, sandbox.NewDice(7), sandbox.NewClock(sandbox.Epoch))
+	}
 
 	want, wantEnd := day(fresh())
 	first := fresh()
 	got, gotEnd := day(first)
-	kept := append([]Result(nil), got...)
+	kept := append([]sandbox.Result(nil), got...)
 	keptJSON, _ := json.Marshal(kept)
 	snap := first.Snapshot()
 	snapJSON, _ := json.Marshal(snap)
 	first.Recycle()
 	first.Recycle() // once more, as a careless caller might: still one sandbox in the pool
-	(*Sandbox)(nil).Recycle()
+	(*sandbox.Sandbox)(nil).Recycle()
 	if a, b := fresh(), fresh(); a == b {
 		t.Fatal("a sandbox recycled twice was handed out twice")
 	}
@@ -71,8 +75,8 @@ func TestRecycle(t *testing.T) {
 	}
 
 	// A recycled sandbox over no initial state is empty.
-	s := New(nil, Config{}, NewDice(1), nil)
-	if b, _ := json.Marshal(s.Snapshot()); string(b) != string(mustJSON(t, New(nil, Config{}, NewDice(1), nil).Snapshot())) || s.Calls() != 0 {
+	s := sandbox.New(spec().Tools, nil, sandbox.Config{}, sandbox.NewDice(1), nil)
+	if b, _ := json.Marshal(s.Snapshot()); string(b) != string(mustJSON(t, sandbox.New(spec().Tools, nil, sandbox.Config{}, sandbox.NewDice(1), nil).Snapshot())) || s.Calls() != 0 {
 		t.Errorf("a sandbox over nil after recycling holds %s", b)
 	}
 }

@@ -1,10 +1,12 @@
-package sandbox
+package invoice
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/baton-lab/baton/sandbox"
 )
 
 // baseExpected is the business truth of the day cleanDay plays.
@@ -30,7 +32,7 @@ var baseReport = []ReportEntry{
 }
 
 // cleanDay plays the clean day's items, except those in skip.
-func cleanDay(tb testing.TB, s *Sandbox, skip ...string) {
+func cleanDay(tb testing.TB, s *sandbox.Sandbox, skip ...string) {
 	tb.Helper()
 	if !slices.Contains(skip, "E1") {
 		pay(tb, s, "E1", payment{key: true})
@@ -51,7 +53,7 @@ func cleanDay(tb testing.TB, s *Sandbox, skip ...string) {
 }
 
 // exhaust makes four attempts of a call that all fail.
-func exhaust(tb testing.TB, s *Sandbox, agent, tool, item string, args Args) {
+func exhaust(tb testing.TB, s *sandbox.Sandbox, agent, tool, item string, args sandbox.Args) {
 	tb.Helper()
 	for a := range 4 {
 		mustFail(tb, s, agent, tool, item, args, item+":"+tool, a)
@@ -68,119 +70,119 @@ func without(entries []ReportEntry, item string) []ReportEntry {
 
 func TestCheck(t *testing.T) {
 	sysUnavail := ReportEntry{Item: "E1", Kind: "escalation", Reason: ReasonSystemUnavailable}
-	payE1 := func(inv string) Args {
-		return Args{"invoice_id": inv, "supplier_id": "S1", "amount": 100.0, "currency": "EUR", "due_date": "2026-02-04", "bank_account": "DE-222"}
+	payE1 := func(inv string) sandbox.Args {
+		return sandbox.Args{"invoice_id": inv, "supplier_id": "S1", "amount": 100.0, "currency": "EUR", "due_date": "2026-02-04", "bank_account": "DE-222"}
 	}
 	for _, tc := range []struct {
 		name  string
-		rates FaultRates
-		build func(testing.TB, *Sandbox)
-		edit  func(*State)    // applied to the snapshot
+		rates sandbox.FaultRates
+		build func(testing.TB, *sandbox.Sandbox)
+		edit  func(*sandbox.State)    // applied to the snapshot
 		want  func(*Expected) // applied to baseExpected
-		diffs []Difference
+		diffs []sandbox.Difference
 	}{
 		{name: "clean day",
-			build: func(tb testing.TB, s *Sandbox) { cleanDay(tb, s); publish(tb, s, baseReport...) }},
+			build: func(tb testing.TB, s *sandbox.Sandbox) { cleanDay(tb, s); publish(tb, s, baseReport...) }},
 		{name: "amount off by a cent",
-			build: func(tb testing.TB, s *Sandbox) {
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s, "E1")
 				pay(tb, s, "E1", payment{amount: 100.01})
 				publish(tb, s, baseReport...)
 			},
-			diffs: []Difference{{"payment:E1", "amount", "100.00", "100.01"}}},
+			diffs: []sandbox.Difference{{"payment:E1", "amount", "100.00", "100.01"}}},
 		{name: "amount within a cent's rounding",
-			build: func(tb testing.TB, s *Sandbox) {
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s, "E1")
 				pay(tb, s, "E1", payment{amount: 100.004})
 				publish(tb, s, baseReport...)
 			}},
 		{name: "currency, due date, bank account, invoice",
-			build: func(tb testing.TB, s *Sandbox) {
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s, "E1")
 				pay(tb, s, "E1", payment{number: "A-X", currency: "USD", due: "2026-02-05", bank: "XX-666"})
 				publish(tb, s, baseReport...)
 			},
-			diffs: []Difference{
+			diffs: []sandbox.Difference{
 				{"payment:E1", "bank_account", "DE-222", "XX-666"},
 				{"payment:E1", "currency", "EUR", "USD"},
 				{"payment:E1", "due_date", "2026-02-04", "2026-02-05"},
 				{"payment:E1", "invoice", "A-E1", "A-X"},
 			}},
 		{name: "paid twice",
-			build: func(tb testing.TB, s *Sandbox) {
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s)
 				mustCall(tb, s, "boundary", SchedulePayment, "E1", payE1("INV-0008"), "")
 				publish(tb, s, baseReport...)
 			},
-			diffs: []Difference{{"payment:E1", "count", "1", "2"}}},
+			diffs: []sandbox.Difference{{"payment:E1", "count", "1", "2"}}},
 		{name: "approved, posted and matched twice",
-			build: func(tb testing.TB, s *Sandbox) {
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s)
-				mustCall(tb, s, "boundary", ApproveInvoice, "E1", Args{"invoice_id": "INV-0008", "amount_eur": 100.0}, "")
-				mustCall(tb, s, "boundary", PostLedger, "E1", Args{"invoice_id": "INV-0008", "account": "2000-AP", "amount": 100.0, "currency": "EUR"}, "")
-				mustCall(tb, s, "boundary", PostLedger, "E1", Args{"invoice_id": "INV-0008", "account": "6000-EXP", "amount": 100.0, "currency": "EUR"}, "")
+				mustCall(tb, s, "boundary", ApproveInvoice, "E1", sandbox.Args{"invoice_id": "INV-0008", "amount_eur": 100.0}, "")
+				mustCall(tb, s, "boundary", PostLedger, "E1", sandbox.Args{"invoice_id": "INV-0008", "account": "2000-AP", "amount": 100.0, "currency": "EUR"}, "")
+				mustCall(tb, s, "boundary", PostLedger, "E1", sandbox.Args{"invoice_id": "INV-0008", "account": "6000-EXP", "amount": 100.0, "currency": "EUR"}, "")
 				for range 2 {
-					mustCall(tb, s, "action", RecordMatch, "E1", Args{"invoice_id": "INV-0008", "status": "matched"}, "")
+					mustCall(tb, s, "action", RecordMatch, "E1", sandbox.Args{"invoice_id": "INV-0008", "status": "matched"}, "")
 				}
 				publish(tb, s, baseReport...)
 			},
-			diffs: []Difference{{"approval:E1", "count", "1", "2"}, {"ledger:E1", "count", "1", "2"}, {"match:E1", "count", "1", "2"}}},
+			diffs: []sandbox.Difference{{"approval:E1", "count", "1", "2"}, {"ledger:E1", "count", "1", "2"}, {"match:E1", "count", "1", "2"}}},
 		{name: "registered twice",
-			build: func(tb testing.TB, s *Sandbox) {
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s)
 				mustCall(tb, s, "intake", RegisterInvoice, "E1", invoiceArgs("A-E1-bis", 100), "")
 				publish(tb, s, baseReport...)
 			},
-			diffs: []Difference{{"invoice:E1", "count", "1", "2"}}},
+			diffs: []sandbox.Difference{{"invoice:E1", "count", "1", "2"}}},
 		{name: "escalated instead of paid",
-			build: func(tb testing.TB, s *Sandbox) {
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s, "E1")
 				decide(tb, s, Escalate, "E1", "above_threshold")
 				publish(tb, s, with(baseReport, ReportEntry{"E1", "escalation", "above_threshold"})...)
 			},
-			diffs: []Difference{
+			diffs: []sandbox.Difference{
 				{"escalation:E1", "count", "0", "1"},
 				{"payment:E1", "outcome", "paid", "escalated"},
 				{"report:E1", "entry", "", "escalation above_threshold"},
 			}},
 		{name: "paid and closed",
-			build: func(tb testing.TB, s *Sandbox) {
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s)
 				decide(tb, s, CloseItem, "E1", "out_of_scope")
 				publish(tb, s, baseReport...)
 			},
-			diffs: []Difference{{"closure:E1", "count", "0", "1"}}},
+			diffs: []sandbox.Difference{{"closure:E1", "count", "0", "1"}}},
 		{name: "wrong reasons",
-			build: func(tb testing.TB, s *Sandbox) {
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s, "E2", "E4")
 				decide(tb, s, Escalate, "E2", "bank_account_changed")
 				decide(tb, s, CloseItem, "E4", "statement")
 				publish(tb, s, with(without(baseReport, "E2"), ReportEntry{"E2", "escalation", "bank_account_changed"})...)
 			},
-			diffs: []Difference{
+			diffs: []sandbox.Difference{
 				{"closure:E4", "reason", "out_of_scope", "statement"},
 				{"escalation:E2", "reason", "above_threshold", "bank_account_changed"},
 				{"report:E2", "entry", "", "escalation bank_account_changed"},
 				{"report:E2", "entry", "escalation above_threshold", ""},
 			}},
 		{name: "item left undone",
-			build: func(tb testing.TB, s *Sandbox) { cleanDay(tb, s, "E4"); publish(tb, s, baseReport...) },
-			diffs: []Difference{{"closure:E4", "outcome", "closed", "none"}}},
+			build: func(tb testing.TB, s *sandbox.Sandbox) { cleanDay(tb, s, "E4"); publish(tb, s, baseReport...) },
+			diffs: []sandbox.Difference{{"closure:E4", "outcome", "closed", "none"}}},
 		{name: "item nobody expected",
-			build: func(tb testing.TB, s *Sandbox) {
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s)
 				mustCall(tb, s, "intake", RegisterInvoice, "E9", invoiceArgs("A-E9", 5), "")
 				decide(tb, s, Escalate, "E9", "unknown_supplier")
 				publish(tb, s, baseReport...)
 			},
-			diffs: []Difference{{"escalation:E9", "count", "0", "1"}, {"invoice:E9", "count", "0", "1"}}},
+			diffs: []sandbox.Difference{{"escalation:E9", "count", "0", "1"}, {"invoice:E9", "count", "0", "1"}}},
 		{name: "initial payments are history",
-			build: func(tb testing.TB, s *Sandbox) { cleanDay(tb, s); publish(tb, s, baseReport...) },
-			edit: func(st *State) {
-				st.Escalations = append(st.Escalations, Escalation{ID: "ESC-OLD", Item: "E1", Reason: "x"})
+			build: func(tb testing.TB, s *sandbox.Sandbox) { cleanDay(tb, s); publish(tb, s, baseReport...) },
+			edit: func(st *sandbox.State) {
+				recs(st).Escalations = append(recs(st).Escalations, Escalation{ID: "ESC-OLD", Item: "E1", Reason: "x"})
 			}},
 		{name: "alternative accepted, report follows it",
-			build: func(tb testing.TB, s *Sandbox) {
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s, "E2")
 				decide(tb, s, RejectInvoice, "E2", "po_supplier_mismatch")
 				publish(tb, s, with(without(baseReport, "E2"), ReportEntry{"E2", "rejection", "po_supplier_mismatch"})...)
@@ -189,7 +191,7 @@ func TestCheck(t *testing.T) {
 				w.Items[1].Alternatives = []ExpectedItem{{Outcome: OutcomeRejected, Reason: "po_supplier_mismatch"}}
 			}},
 		{name: "alternative with another reason is not accepted",
-			build: func(tb testing.TB, s *Sandbox) {
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s, "E2")
 				decide(tb, s, RejectInvoice, "E2", "other")
 				publish(tb, s, baseReport...)
@@ -197,61 +199,61 @@ func TestCheck(t *testing.T) {
 			want: func(w *Expected) {
 				w.Items[1].Alternatives = []ExpectedItem{{Outcome: OutcomeRejected, Reason: "po_supplier_mismatch"}}
 			},
-			diffs: []Difference{{"escalation:E2", "outcome", "escalated", "rejected"}, {"rejection:E2", "count", "0", "1"}}},
+			diffs: []sandbox.Difference{{"escalation:E2", "outcome", "escalated", "rejected"}, {"rejection:E2", "count", "0", "1"}}},
 		{name: "system_unavailable with exhausted retries",
-			rates: FaultRates{SchedulePayment: {Unavailable: 1}},
-			build: func(tb testing.TB, s *Sandbox) {
+			rates: sandbox.FaultRates{SchedulePayment: {sandbox.Unavailable: 1}},
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s, "E1")
 				inv := mustCall(tb, s, "intake", RegisterInvoice, "E1", invoiceArgs("A-E1", 100), "")["invoice_id"].(string)
-				mustCall(tb, s, "boundary", ApproveInvoice, "E1", Args{"invoice_id": inv, "amount_eur": 100.0}, "")
+				mustCall(tb, s, "boundary", ApproveInvoice, "E1", sandbox.Args{"invoice_id": inv, "amount_eur": 100.0}, "")
 				exhaust(tb, s, "boundary", SchedulePayment, "E1", payE1(inv))
 				decide(tb, s, Escalate, "E1", ReasonSystemUnavailable)
 				publish(tb, s, with(baseReport, sysUnavail, ReportEntry{"E1", "tool_failure", "SYS-503"})...)
 			}},
 		{name: "system_unavailable beside a payment whose answer was lost",
-			rates: FaultRates{SchedulePayment: {TimeoutAfterCommit: 1}},
-			build: func(tb testing.TB, s *Sandbox) {
+			rates: sandbox.FaultRates{SchedulePayment: {sandbox.TimeoutAfterCommit: 1}},
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s, "E1")
 				inv := mustCall(tb, s, "intake", RegisterInvoice, "E1", invoiceArgs("A-E1", 100), "")["invoice_id"].(string)
-				mustCall(tb, s, "boundary", ApproveInvoice, "E1", Args{"invoice_id": inv, "amount_eur": 100.0}, "")
+				mustCall(tb, s, "boundary", ApproveInvoice, "E1", sandbox.Args{"invoice_id": inv, "amount_eur": 100.0}, "")
 				exhaust(tb, s, "boundary", SchedulePayment, "E1", payE1(inv))
-				if n := len(s.Snapshot().Payments); n != 2 {
+				if n := len(recs(s.Snapshot()).Payments); n != 2 {
 					tb.Fatalf("%d payments, want the initial one and E1's", n)
 				}
 				decide(tb, s, Escalate, "E1", ReasonSystemUnavailable)
 				publish(tb, s, with(baseReport, sysUnavail)...)
 			}},
 		{name: "system_unavailable without evidence",
-			build: func(tb testing.TB, s *Sandbox) {
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s, "E1")
 				decide(tb, s, Escalate, "E1", ReasonSystemUnavailable)
 				publish(tb, s, with(baseReport, sysUnavail)...)
 			},
-			diffs: []Difference{
+			diffs: []sandbox.Difference{
 				{"escalation:E1", "count", "0", "1"},
 				{"payment:E1", "outcome", "paid", "escalated"},
 				{"report:E1", "entry", "", "escalation system_unavailable"},
 			}},
 		{name: "system_unavailable after the failing call succeeded",
-			rates: FaultRates{SchedulePayment: {Unavailable: 1}},
-			build: func(tb testing.TB, s *Sandbox) {
+			rates: sandbox.FaultRates{SchedulePayment: {sandbox.Unavailable: 1}},
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s, "E1")
 				inv := mustCall(tb, s, "intake", RegisterInvoice, "E1", invoiceArgs("A-E1", 100), "")["invoice_id"].(string)
-				mustCall(tb, s, "boundary", ApproveInvoice, "E1", Args{"invoice_id": inv, "amount_eur": 100.0}, "")
+				mustCall(tb, s, "boundary", ApproveInvoice, "E1", sandbox.Args{"invoice_id": inv, "amount_eur": 100.0}, "")
 				exhaust(tb, s, "boundary", SchedulePayment, "E1", payE1(inv))
 				decide(tb, s, Escalate, "E1", ReasonSystemUnavailable)
 				publish(tb, s, with(baseReport, sysUnavail)...)
 			},
-			edit: func(st *State) {
-				st.Log = append(st.Log, LogEntry{Seq: 99, Agent: "boundary", Tool: SchedulePayment, Item: "E1", Outcome: OutcomeOK})
+			edit: func(st *sandbox.State) {
+				st.Log = append(st.Log, sandbox.LogEntry{Seq: 99, Agent: "boundary", Tool: SchedulePayment, Item: "E1", Outcome: sandbox.OutcomeOK})
 			},
-			diffs: []Difference{
+			diffs: []sandbox.Difference{
 				{"escalation:E1", "count", "0", "1"},
 				{"payment:E1", "outcome", "paid", "escalated"},
 				{"report:E1", "entry", "", "escalation system_unavailable"},
 			}},
 		{name: "authored system_unavailable alternative needs evidence",
-			build: func(tb testing.TB, s *Sandbox) {
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s, "E1")
 				decide(tb, s, Escalate, "E1", ReasonSystemUnavailable)
 				publish(tb, s, with(baseReport, sysUnavail)...)
@@ -259,14 +261,14 @@ func TestCheck(t *testing.T) {
 			want: func(w *Expected) {
 				w.Items[0].Alternatives = []ExpectedItem{{Outcome: OutcomeEscalated, Reason: ReasonSystemUnavailable}}
 			},
-			diffs: []Difference{
+			diffs: []sandbox.Difference{
 				{"escalation:E1", "count", "0", "1"},
 				{"payment:E1", "outcome", "paid", "escalated"},
 				{"report:E1", "entry", "", "escalation system_unavailable"},
 			}},
 		{name: "tool_refused with a refusal in the log",
-			rates: FaultRates{RegisterInvoice: {Refusal: 1}},
-			build: func(tb testing.TB, s *Sandbox) {
+			rates: sandbox.FaultRates{RegisterInvoice: {sandbox.Refusal: 1}},
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s, "E1", "E2", "E3")
 				mustFail(tb, s, "intake", RegisterInvoice, "E1", invoiceArgs("A-E1", 100), "E1:register_invoice", 0)
 				decide(tb, s, RejectInvoice, "E1", ReasonToolRefused)
@@ -278,64 +280,64 @@ func TestCheck(t *testing.T) {
 				w.Report = nil
 			}},
 		{name: "tool_refused without a refusal",
-			build: func(tb testing.TB, s *Sandbox) {
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s, "E1")
 				decide(tb, s, RejectInvoice, "E1", ReasonToolRefused)
 				publish(tb, s, with(baseReport, ReportEntry{"E1", "rejection", ReasonToolRefused})...)
 			},
-			diffs: []Difference{
+			diffs: []sandbox.Difference{
 				{"payment:E1", "outcome", "paid", "rejected"},
 				{"rejection:E1", "count", "0", "1"},
 				{"report:E1", "entry", "", "rejection tool_refused"},
 			}},
 		{name: "no report",
-			build: func(tb testing.TB, s *Sandbox) { cleanDay(tb, s) },
-			diffs: []Difference{
+			build: func(tb testing.TB, s *sandbox.Sandbox) { cleanDay(tb, s) },
+			diffs: []sandbox.Difference{
 				{"report:*", "count", "1", "0"},
 				{"report:E2", "entry", "escalation above_threshold", ""},
 				{"report:E3", "entry", "rejection duplicate_invoice", ""},
 			}},
 		{name: "no report: publishing exhausted its retries",
-			rates: FaultRates{PublishReport: {RateLimit: 1}},
-			build: func(tb testing.TB, s *Sandbox) {
+			rates: sandbox.FaultRates{PublishReport: {sandbox.RateLimit: 1}},
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s)
-				exhaust(tb, s, "monitor", PublishReport, "", Args{"day": "2026-01-05", "entries": []any{}})
+				exhaust(tb, s, "monitor", PublishReport, "", sandbox.Args{"day": "2026-01-05", "entries": []any{}})
 			}},
 		{name: "no report: invalid arguments are no excuse",
-			build: func(tb testing.TB, s *Sandbox) {
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s)
-				mustFail(tb, s, "monitor", PublishReport, "", Args{"day": "2026-01-05"}, "", 0)
+				mustFail(tb, s, "monitor", PublishReport, "", sandbox.Args{"day": "2026-01-05"}, "", 0)
 			},
-			diffs: []Difference{
+			diffs: []sandbox.Difference{
 				{"report:*", "count", "1", "0"},
 				{"report:E2", "entry", "escalation above_threshold", ""},
 				{"report:E3", "entry", "rejection duplicate_invoice", ""},
 			}},
 		{name: "two reports",
-			build: func(tb testing.TB, s *Sandbox) {
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s)
 				publish(tb, s, baseReport...)
-				mustCall(tb, s, "monitor", PublishReport, "", Args{"day": "2026-01-05", "entries": []any{}}, "")
+				mustCall(tb, s, "monitor", PublishReport, "", sandbox.Args{"day": "2026-01-05", "entries": []any{}}, "")
 			},
-			diffs: []Difference{{"report:*", "count", "1", "2"}}},
+			diffs: []sandbox.Difference{{"report:*", "count", "1", "2"}}},
 		{name: "report entry twice, one missing",
-			build: func(tb testing.TB, s *Sandbox) {
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s)
 				publish(tb, s, baseReport[0], baseReport[0])
 			},
-			diffs: []Difference{
+			diffs: []sandbox.Difference{
 				{"report:E2", "entry", "", "escalation above_threshold"},
 				{"report:E3", "entry", "rejection duplicate_invoice", ""},
 			}},
 		{name: "failure entries need a failing call",
-			build: func(tb testing.TB, s *Sandbox) {
+			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s)
 				publish(tb, s, with(baseReport,
 					ReportEntry{"E3", "refusal", "BR-409"},       // the log shows it
 					ReportEntry{"E4", "tool_failure", "SYS-503"}, // it does not
 					ReportEntry{"E4", "gossip", "x"})...)
 			},
-			diffs: []Difference{
+			diffs: []sandbox.Difference{
 				{"report:E4", "entry", "", "gossip x"},
 				{"report:E4", "entry", "", "tool_failure SYS-503"},
 			}},
@@ -360,7 +362,7 @@ func TestCheck(t *testing.T) {
 
 func TestCheckNil(t *testing.T) {
 	got := Check(nil, nil)
-	want := []Difference{{Record: ReportRecord, Field: "count", Want: "1", Got: "0"}}
+	want := []sandbox.Difference{{Record: ReportRecord, Field: "count", Want: "1", Got: "0"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Check(nil, nil) (-want +got):\n%s", diff)
 	}

@@ -1,4 +1,4 @@
-package mission
+package invoice
 
 import (
 	"fmt"
@@ -10,20 +10,44 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/sandbox"
 )
 
-func TestReference(t *testing.T) {
-	m := Reference()
-	if m.Name() != "invoice" || m.Version() == "" {
-		t.Errorf("Reference() = %s %s", m.Name(), m.Version())
+func TestSpec(t *testing.T) {
+	s := New().Spec()
+	if s.Name != "invoice" || s.Version == "" {
+		t.Errorf("New() = %s %s", s.Name, s.Version)
 	}
-	if diff := cmp.Diff(AllAgents, m.Agents()); diff != "" {
+	if diff := cmp.Diff([]mission.Agent{Intake, Action, Boundary, Monitor}, s.AgentNames()); diff != "" {
 		t.Errorf("Agents (-want +got):\n%s", diff)
 	}
-	for _, e := range m.Edges() {
-		if m.Kind(e) == "" {
-			t.Errorf("Kind(%s) is empty", e)
+	wantKinds := map[mission.Edge]string{
+		IntakeToAction: KindInvoiceExtracted, ActionToBoundary: KindMatchPrepared, BoundaryToMonitor: KindDecisionMade,
+		IntakeToMonitor: KindExceptionRaised, ActionToMonitor: KindExceptionRaised,
+	}
+	for _, e := range s.EdgeList() {
+		if s.Kind(e) != wantKinds[e] {
+			t.Errorf("Kind(%s) = %q, want %q", e, s.Kind(e), wantKinds[e])
+		}
+	}
+	// Who writes which record follows from the tools.
+	for kind, want := range map[string]mission.Agent{"invoice": Intake, "match": Action, "payment": Boundary, "report": Monitor, "item": ""} {
+		if got := s.Writer(kind); got != want {
+			t.Errorf("Writer(%s) = %q, want %q", kind, got, want)
+		}
+	}
+	// Every agent's result schema accepts what its clean core returns.
+	for _, sc := range testScenarios(t) {
+		goldens, err := recordGolden(New(), sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range goldens {
+			as, _ := s.Agent(g.Agent)
+			if e := as.Result.Check(g.Result); e != nil {
+				t.Errorf("%s %s %s: result fails its schema: %v", sc.ID, g.Agent, g.Item, e)
+			}
 		}
 	}
 }
@@ -32,18 +56,18 @@ func TestReference(t *testing.T) {
 // every scenario, inline and default, in its authored end state.
 func TestRunCleanEndState(t *testing.T) {
 	scs := testScenarios(t)
-	defaults, err := DefaultScenarios()
+	defaults, _, err := DefaultScenarios()
 	if err != nil {
 		t.Fatalf("DefaultScenarios: %v", err)
 	}
 	scs = append(scs, defaults...)
 	for _, sc := range scs {
 		t.Run(sc.ID, func(t *testing.T) {
-			run := Reference().Run(Clean(), sc, 1, Env{})
-			if diffs := sandbox.Check(&sc.Expect, run.End); len(diffs) > 0 {
+			run := mustRun(New(), mission.Clean(), sc, 1, mission.Env{})
+			if diffs := Check(expectOf(sc), run.End); len(diffs) > 0 {
 				t.Errorf("end state differs from expected:\n%s", describeDiffs(diffs))
 			}
-			if n := len(run.End.Reports); n != 1 {
+			if n := len(recs(run.End).Reports); n != 1 {
 				t.Errorf("%d exception reports, want 1", n)
 			}
 			if run.Cost.ModelCalls == 0 || run.Cost.ToolCalls == 0 || run.Cost.Tokens == 0 || run.Cost.SandboxResets != 1 {
@@ -65,13 +89,13 @@ func describeDiffs(diffs []sandbox.Difference) string {
 // state; another seed, with faults firing, a different trace.
 func TestRunDeterministic(t *testing.T) {
 	sc := scenarioByID(t, "T2")
-	env := Env{
+	env := mission.Env{
 		Faults:  scaled(protocolFaults, 5),
-		Profile: Profile{Intake: {Misread: 0.1, Misclassify: 0.1}, Boundary: {SkipLookup: 0.1}},
+		Profile: mission.Profile{Intake: {Misread: 0.1, Misclassify: 0.1}, Boundary: {SkipLookup: 0.1}},
 	}
-	run := func(seed uint64) (string, string, *Oracle) {
-		o := &Oracle{}
-		r := Reference().Run(Clean().WithOracle(o), sc, seed, env)
+	run := func(seed uint64) (string, string, *mission.Oracle) {
+		o := &mission.Oracle{}
+		r := mustRun(New(), mission.Clean().WithOracle(o), sc, seed, env)
 		end, err := jsonMarshal(r.End)
 		if err != nil {
 			t.Fatal(err)
@@ -106,21 +130,21 @@ func TestRunDeterministic(t *testing.T) {
 func TestKeyedRandomness(t *testing.T) {
 	sc := scenarioByID(t, "T2")
 	faults := scaled(protocolFaults, 5)
-	faults[sandbox.Escalate] = map[sandbox.FaultKind]float64{sandbox.Unavailable: 0.6}
-	env := Env{Faults: faults, Profile: Profile{Intake: {Misread: 0.2, Misroute: 0.05}, Boundary: {SkipLookup: 0.2}}}
-	diverge := hook{decide: func(a Agent, kind, item, choice string) string {
+	faults[Escalate] = map[sandbox.FaultKind]float64{sandbox.Unavailable: 0.6}
+	env := mission.Env{Faults: faults, Profile: mission.Profile{Intake: {Misread: 0.2, mission.Misroute: 0.05}, Boundary: {SkipLookup: 0.2}}}
+	diverge := hook{decide: func(a mission.Agent, kind, item, choice string) string {
 		if a == Boundary && kind == "decision" && item == "E1" {
 			return DecisionEscalated
 		}
 		return choice
 	}}
 	for seed := uint64(1); seed <= 200; seed++ {
-		clean, other := &Oracle{}, &Oracle{}
-		Reference().Run(Clean().WithOracle(clean), sc, seed, env)
-		Reference().Run(NewBuild(diverge, other), sc, seed, env)
+		clean, other := &mission.Oracle{}, &mission.Oracle{}
+		mustRun(New(), mission.Clean().WithOracle(clean), sc, seed, env)
+		mustRun(New(), mission.NewBuild(diverge, other), sc, seed, env)
 		retried := false
 		for _, f := range other.Faults {
-			if f.Item == "E1" && f.Tool == sandbox.Escalate {
+			if f.Item == "E1" && f.Tool == Escalate {
 				retried = true
 			}
 		}
@@ -146,7 +170,7 @@ func TestKeyedRandomness(t *testing.T) {
 
 // faultsOf returns an oracle's faults on item (without virtual times, which
 // legitimately shift after a divergence), filtered by keep.
-func faultsOf(o *Oracle, item string, keep func(sandbox.Fired) bool) []sandbox.Fired {
+func faultsOf(o *mission.Oracle, item string, keep func(sandbox.Fired) bool) []sandbox.Fired {
 	var out []sandbox.Fired
 	for _, f := range o.Faults {
 		if f.Item == item && (keep == nil || keep(f)) {
@@ -157,8 +181,8 @@ func faultsOf(o *Oracle, item string, keep func(sandbox.Fired) bool) []sandbox.F
 	return out
 }
 
-func slipsOf(o *Oracle, item string) []SlipEvent {
-	var out []SlipEvent
+func slipsOf(o *mission.Oracle, item string) []mission.SlipEvent {
+	var out []mission.SlipEvent
 	for _, s := range o.Slips {
 		if s.Item == item {
 			out = append(out, s)
@@ -171,7 +195,7 @@ func slipsOf(o *Oracle, item string) []SlipEvent {
 // zero slips, the clean build's end state is accepted in at least 99% of
 // 1000 seeded trials across the suite.
 func TestDefaultFaultsAccepted(t *testing.T) {
-	scs, err := DefaultScenarios()
+	scs, _, err := DefaultScenarios()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,12 +206,12 @@ func TestDefaultFaultsAccepted(t *testing.T) {
 	for i := 0; i < trials; i++ {
 		sc := scs[i%len(scs)]
 		seed := sandbox.HashSeed(7, sc.ID, fmt.Sprint(i))
-		o := &Oracle{}
-		run := Reference().Run(Clean().WithOracle(o), sc, seed, Env{Faults: protocolFaults})
+		o := &mission.Oracle{}
+		run := mustRun(New(), mission.Clean().WithOracle(o), sc, seed, mission.Env{Faults: protocolFaults})
 		if len(o.Faults)+len(o.Redeliveries) > 0 {
 			fired++
 		}
-		if diffs := sandbox.Check(&sc.Expect, run.End); len(diffs) == 0 {
+		if diffs := Check(expectOf(sc), run.End); len(diffs) == 0 {
 			accepted++
 		} else if len(failures) < 5 {
 			failures = append(failures, fmt.Sprintf("%s seed %d:\n%s", sc.ID, seed, describeDiffs(diffs)))
@@ -216,37 +240,37 @@ func TestRetries(t *testing.T) {
 		// gaps between attempts beyond the call latency, at least
 		minGaps []time.Duration
 		reason  string // boundary's escalation reason; "" when paid
-		entry   sandbox.ReportEntry
+		entry   ReportEntry
 	}{
 		{
-			name: "unavailable exhausts retries", tool: sandbox.GetPurchaseOrder, kind: sandbox.Unavailable, attempts: 4,
+			name: "unavailable exhausts retries", tool: GetPurchaseOrder, kind: sandbox.Unavailable, attempts: 4,
 			minGaps: []time.Duration{200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond},
-			reason:  ReasonSystemUnavailable, entry: sandbox.ReportEntry{Item: "E1", Kind: ExceptionToolFailure, Reason: sandbox.CodeUnavailable},
+			reason:  ReasonSystemUnavailable, entry: ReportEntry{Item: "E1", Kind: ExceptionToolFailure, Reason: sandbox.CodeUnavailable},
 		},
 		{
-			name: "rate limit honours retry-after", tool: sandbox.ApproveInvoice, kind: sandbox.RateLimit, attempts: 4,
+			name: "rate limit honours retry-after", tool: ApproveInvoice, kind: sandbox.RateLimit, attempts: 4,
 			minGaps: []time.Duration{time.Second, time.Second, time.Second},
 			reason:  ReasonSystemUnavailable,
 		},
 		{
-			name: "timeout after commit is retried with the same key", tool: sandbox.RegisterInvoice, kind: sandbox.TimeoutAfterCommit, attempts: 4,
+			name: "timeout after commit is retried with the same key", tool: RegisterInvoice, kind: sandbox.TimeoutAfterCommit, attempts: 4,
 			minGaps: []time.Duration{200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond},
-			reason:  ReasonSystemUnavailable, entry: sandbox.ReportEntry{Item: "E1", Kind: ExceptionToolFailure, Reason: sandbox.CodeTimeout},
+			reason:  ReasonSystemUnavailable, entry: ReportEntry{Item: "E1", Kind: ExceptionToolFailure, Reason: sandbox.CodeTimeout},
 		},
 		{
-			name: "refusal is not retried", tool: sandbox.SchedulePayment, kind: sandbox.Refusal, attempts: 1,
+			name: "refusal is not retried", tool: SchedulePayment, kind: sandbox.Refusal, attempts: 1,
 			reason: ReasonToolRefused,
 		},
 		{
-			name: "latency slows but succeeds", tool: sandbox.LookupSupplier, kind: sandbox.Latency, attempts: 1,
+			name: "latency slows but succeeds", tool: LookupSupplier, kind: sandbox.Latency, attempts: 1,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env := Env{Faults: sandbox.FaultRates{tt.tool: {tt.kind: 1}}}
-			run := Reference().Run(Clean(), sc, 3, env)
-			var calls []Event
-			for _, e := range run.Trace.Of(EventToolCall) {
+			env := mission.Env{Faults: sandbox.FaultRates{tt.tool: {tt.kind: 1}}}
+			run := mustRun(New(), mission.Clean(), sc, 3, env)
+			var calls []mission.Event
+			for _, e := range run.Trace.Of(mission.EventToolCall) {
 				if e.Tool == tt.tool && e.Item == "E1" {
 					calls = append(calls, e)
 				}
@@ -262,7 +286,7 @@ func TestRetries(t *testing.T) {
 				if c.Attempt != i {
 					t.Errorf("attempt %d recorded as %d", i, c.Attempt)
 				}
-				if sandbox.Writes[tt.tool] != "" && c.Key != "E1:"+tt.tool {
+				if spec().Tools.RecordOf(tt.tool) != "" && c.Key != "E1:"+tt.tool {
 					t.Errorf("attempt %d key %q, want %q", i, c.Key, "E1:"+tt.tool)
 				}
 				if i > 0 && i-1 < len(tt.minGaps) {
@@ -271,21 +295,21 @@ func TestRetries(t *testing.T) {
 					}
 				}
 			}
-			esc := run.End.Escalations
+			esc := recs(run.End).Escalations
 			switch {
-			case tt.reason == "" && len(run.End.Payments) != 1:
-				t.Errorf("payments %v, want one", run.End.Payments)
+			case tt.reason == "" && len(recs(run.End).Payments) != 1:
+				t.Errorf("payments %v, want one", recs(run.End).Payments)
 			case tt.reason != "" && (len(esc) != 1 || esc[0].Reason != tt.reason):
 				t.Errorf("escalations %+v, want one with reason %s", esc, tt.reason)
 			}
-			if tt.entry != (sandbox.ReportEntry{}) && !slices.Contains(run.End.Reports[0].Entries, tt.entry) {
-				t.Errorf("report %+v lacks %+v", run.End.Reports[0].Entries, tt.entry)
+			if tt.entry != (ReportEntry{}) && !slices.Contains(recs(run.End).Reports[0].Entries, tt.entry) {
+				t.Errorf("report %+v lacks %+v", recs(run.End).Reports[0].Entries, tt.entry)
 			}
-			if diffs := sandbox.Check(&sc.Expect, run.End); len(diffs) > 0 {
+			if diffs := Check(expectOf(sc), run.End); len(diffs) > 0 {
 				t.Errorf("end state not accepted:\n%s", describeDiffs(diffs))
 			}
-			if tt.tool == sandbox.RegisterInvoice && len(run.End.Invoices) != 1 {
-				t.Errorf("%d invoices registered, want 1 (same key on every retry)", len(run.End.Invoices))
+			if tt.tool == RegisterInvoice && len(recs(run.End).Invoices) != 1 {
+				t.Errorf("%d invoices registered, want 1 (same key on every retry)", len(recs(run.End).Invoices))
 			}
 		})
 	}
@@ -296,43 +320,43 @@ func TestRetries(t *testing.T) {
 func TestSlips(t *testing.T) {
 	sc := scenarioByID(t, "T1")
 	tests := []struct {
-		agent Agent
-		slip  Slip
-		check func(t *testing.T, run *Run)
+		agent mission.Agent
+		slip  mission.Slip
+		check func(t *testing.T, run *mission.Run)
 	}{
-		{Intake, Misclassify, func(t *testing.T, run *Run) {
+		{Intake, Misclassify, func(t *testing.T, run *mission.Run) {
 			if c := firstChoice(run.Trace, Intake, "classify"); c == DocInvoice {
 				t.Errorf("classify chose %q despite the slip", c)
 			}
 		}},
-		{Intake, Misread, func(t *testing.T, run *Run) {
-			inv := run.End.Invoices[0]
-			if inv.Currency == "EUR" && cents(inv.Gross) == cents(sc.Emails[0].Attachment.Gross) {
+		{Intake, Misread, func(t *testing.T, run *mission.Run) {
+			inv := recs(run.End).Invoices[0]
+			if inv.Currency == "EUR" && cents(inv.Gross) == cents(docOf(sc.Inputs[0]).Gross) {
 				t.Errorf("registered %s %.2f: nothing misread", inv.Currency, inv.Gross)
 			}
 		}},
-		{Boundary, SkipLookup, func(t *testing.T, run *Run) {
-			for _, e := range run.Trace.Of(EventToolCall) {
-				if e.Agent == Boundary && e.Tool == sandbox.LookupSupplier {
+		{Boundary, SkipLookup, func(t *testing.T, run *mission.Run) {
+			for _, e := range run.Trace.Of(mission.EventToolCall) {
+				if e.Agent == Boundary && e.Tool == LookupSupplier {
 					t.Error("boundary looked the supplier up despite the slip")
 				}
 			}
 		}},
-		{Action, Misroute, func(t *testing.T, run *Run) {
-			for _, e := range run.Trace.Of(EventSent) {
-				if e.Edge == ActionToBoundary.String() && slices.Equal(e.To, []Agent{Boundary}) {
+		{Action, mission.Misroute, func(t *testing.T, run *mission.Run) {
+			for _, e := range run.Trace.Of(mission.EventSent) {
+				if e.Edge == ActionToBoundary.String() && slices.Equal(e.To, []mission.Agent{Boundary}) {
 					t.Error("action routed to boundary despite the slip")
 				}
 			}
-			if len(run.End.Payments) != 0 {
+			if len(recs(run.End).Payments) != 0 {
 				t.Error("a misrouted item was paid")
 			}
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.agent)+"/"+string(tt.slip), func(t *testing.T) {
-			o := &Oracle{}
-			run := Reference().Run(Clean().WithOracle(o), sc, 5, Env{Profile: Profile{tt.agent: {tt.slip: 1}}})
+			o := &mission.Oracle{}
+			run := mustRun(New(), mission.Clean().WithOracle(o), sc, 5, mission.Env{Profile: mission.Profile{tt.agent: {tt.slip: 1}}})
 			if len(o.Slips) == 0 || o.Slips[0].Slip != tt.slip || o.Slips[0].Agent != tt.agent {
 				t.Fatalf("oracle slips %+v, want %s by %s", o.Slips, tt.slip, tt.agent)
 			}
@@ -341,8 +365,8 @@ func TestSlips(t *testing.T) {
 	}
 }
 
-func firstChoice(tr *Trace, agent Agent, decision string) string {
-	for _, e := range tr.Of(EventModelCall) {
+func firstChoice(tr *mission.Trace, agent mission.Agent, decision string) string {
+	for _, e := range tr.Of(mission.EventModelCall) {
 		if e.Agent == agent && e.Decision == decision {
 			return e.Choice
 		}
@@ -354,14 +378,14 @@ func firstChoice(tr *Trace, agent Agent, decision string) string {
 // by the clean transport, and processed twice without de-duplication.
 func TestTransportRedelivery(t *testing.T) {
 	sc := scenarioByID(t, "T2")
-	env := Env{Faults: sandbox.FaultRates{"transport": {sandbox.Redelivery: 1}}}
-	o := &Oracle{}
-	run := Reference().Run(Clean().WithOracle(o), sc, 1, env)
+	env := mission.Env{Faults: sandbox.FaultRates{"transport": {sandbox.Redelivery: 1}}}
+	o := &mission.Oracle{}
+	run := mustRun(New(), mission.Clean().WithOracle(o), sc, 1, env)
 	if len(o.Redeliveries) == 0 {
 		t.Fatal("no redelivery recorded")
 	}
 	dups := 0
-	for _, e := range run.Trace.Of(EventDropped) {
+	for _, e := range run.Trace.Of(mission.EventDropped) {
 		if e.Reason == "duplicate" {
 			dups++
 		}
@@ -369,13 +393,13 @@ func TestTransportRedelivery(t *testing.T) {
 	if dups != len(o.Redeliveries) {
 		t.Errorf("%d duplicates dropped, %d redeliveries", dups, len(o.Redeliveries))
 	}
-	if diffs := sandbox.Check(&sc.Expect, run.End); len(diffs) > 0 {
+	if diffs := Check(expectOf(sc), run.End); len(diffs) > 0 {
 		t.Errorf("clean transport under redelivery:\n%s", describeDiffs(diffs))
 	}
 
-	noDedup := NewBuild(hook{dedup: func(e Edge) bool { return e != BoundaryToMonitor }}, nil)
-	run = Reference().Run(noDedup, sc, 1, env)
-	if diffs := sandbox.Check(&sc.Expect, run.End); len(diffs) == 0 {
+	noDedup := mission.NewBuild(hook{dedup: func(e mission.Edge) bool { return e != BoundaryToMonitor }}, nil)
+	run = mustRun(New(), noDedup, sc, 1, env)
+	if diffs := Check(expectOf(sc), run.End); len(diffs) == 0 {
 		t.Error("without de-duplication on boundary->monitor the report should list entries twice")
 	}
 }
@@ -383,14 +407,14 @@ func TestTransportRedelivery(t *testing.T) {
 // TestConcurrentRuns: one mission value serves concurrent runs and core
 // runs (run with -race), each giving what it gives alone.
 func TestConcurrentRuns(t *testing.T) {
-	m := Reference()
+	m := New()
 	sc := scenarioByID(t, "T2")
-	goldens, err := RecordGolden(m, sc)
+	goldens, err := recordGolden(m, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := Env{Faults: scaled(protocolFaults, 3)}
-	want := jsonl(t, m.Run(Clean(), sc, 11, env).Trace)
+	env := mission.Env{Faults: scaled(protocolFaults, 3)}
+	want := jsonl(t, mustRun(m, mission.Clean(), sc, 11, env).Trace)
 	var wg sync.WaitGroup
 	errs := make(chan string, 8)
 	for w := 0; w < 4; w++ {
@@ -398,12 +422,12 @@ func TestConcurrentRuns(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 5; i++ {
-				if got := jsonl(t, m.Run(Clean(), sc, 11, env).Trace); got != want {
+				if got := jsonl(t, mustRun(m, mission.Clean(), sc, 11, env).Trace); got != want {
 					errs <- "concurrent run differs"
 					return
 				}
 				for _, g := range goldens {
-					m.RunCore(Clean(), g.Agent, sc, g.Input, uint64(i), env)
+					mustRunCore(m, mission.Clean(), g.Agent, sc, g.Input, uint64(i), env)
 				}
 			}
 		}()

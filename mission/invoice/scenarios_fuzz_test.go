@@ -1,4 +1,4 @@
-package mission
+package invoice
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/baton-lab/baton/mission"
 )
 
 // FuzzParseScenarios checks that no input makes the loader panic, that
@@ -26,7 +28,7 @@ func FuzzParseScenarios(f *testing.F) {
 			if !strings.Contains(err.Error(), "fuzz.yaml:") {
 				t.Fatalf("error does not name the file: %v", err)
 			}
-			var se *ScenarioError
+			var se *mission.ScenarioError
 			if !errors.As(err, &se) {
 				t.Fatalf("error is not a *ScenarioError: %v", err)
 			}
@@ -36,8 +38,8 @@ func FuzzParseScenarios(f *testing.F) {
 			t.Fatal("no error and no scenarios")
 		}
 		for _, sc := range scs {
-			if !validScenarioID(sc.ID) || !slices.Contains(AllCategories, sc.Category) || len(sc.Emails) == 0 {
-				t.Fatalf("accepted an invalid scenario: id %q category %q, %d emails", sc.ID, sc.Category, len(sc.Emails))
+			if !validScenarioID(sc.ID) || !slices.Contains(mission.AllCategories, sc.Category) || len(sc.Inputs) == 0 {
+				t.Fatalf("accepted an invalid scenario: id %q category %q, %d emails", sc.ID, sc.Category, len(sc.Inputs))
 			}
 			if !strings.HasPrefix(sc.Source, "fuzz.yaml:") {
 				t.Fatalf("Source = %q", sc.Source)

@@ -1,4 +1,4 @@
-package sandbox
+package invoice
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/baton-lab/baton/sandbox"
 )
 
 func TestPermissions(t *testing.T) {
@@ -17,10 +19,10 @@ func TestPermissions(t *testing.T) {
 			t.Run(agent+"/"+tool, func(t *testing.T) {
 				s := newSandbox(t, nil)
 				before := s.Snapshot()
-				_, err := s.Call(agent, tool, "E1", Args{}, "k", 0)
-				e, _ := AsError(err)
-				if Permitted(agent, tool) {
-					if e != nil && e.Kind == ErrForbidden {
+				_, err := s.Call(agent, tool, "E1", sandbox.Args{}, "k", 0)
+				e, _ := sandbox.AsError(err)
+				if spec().Tools.Permitted(agent, tool) {
+					if e != nil && e.Kind == sandbox.ErrForbidden {
 						t.Fatalf("permitted call refused: %v", err)
 					}
 					return
@@ -28,10 +30,10 @@ func TestPermissions(t *testing.T) {
 				if e == nil {
 					t.Fatalf("forbidden call answered without error")
 				}
-				if diff := cmp.Diff(Error{Kind: ErrForbidden, Code: CodeForbidden, Message: "agent " + agent + " may not call " + tool}, *e); diff != "" {
+				if diff := cmp.Diff(sandbox.Error{Kind: sandbox.ErrForbidden, Code: sandbox.CodeForbidden, Message: "agent " + agent + " may not call " + tool}, *e); diff != "" {
 					t.Errorf("error (-want +got):\n%s", diff)
 				}
-				want := LogEntry{Seq: 1, At: 20, Agent: agent, Tool: tool, Item: "E1", Key: "k", Outcome: OutcomeForbidden, Code: CodeForbidden}
+				want := sandbox.LogEntry{Seq: 1, At: 20, Agent: agent, Tool: tool, Item: "E1", Key: "k", Outcome: sandbox.OutcomeForbidden, Code: sandbox.CodeForbidden}
 				if diff := cmp.Diff(want, lastLog(t, s)); diff != "" {
 					t.Errorf("log (-want +got):\n%s", diff)
 				}
@@ -47,9 +49,9 @@ func TestPermissions(t *testing.T) {
 
 func TestForbiddenBeforeFaults(t *testing.T) {
 	s := newSandbox(t, allFaults(1))
-	e := mustFail(t, s, "monitor", SchedulePayment, "E1", Args{}, "", 0)
-	if e.Kind != ErrForbidden {
-		t.Errorf("kind = %s, want %s: a fault masked the violation", e.Kind, ErrForbidden)
+	e := mustFail(t, s, "monitor", SchedulePayment, "E1", sandbox.Args{}, "", 0)
+	if e.Kind != sandbox.ErrForbidden {
+		t.Errorf("kind = %s, want %s: a fault masked the violation", e.Kind, sandbox.ErrForbidden)
 	}
 	if n := len(s.Fired()); n != 0 {
 		t.Errorf("%d faults fired on a forbidden call, want 0", n)
@@ -58,8 +60,10 @@ func TestForbiddenBeforeFaults(t *testing.T) {
 
 func TestWriter(t *testing.T) {
 	got := map[string]string{}
-	for _, kind := range Writes {
-		got[kind] = Writer(kind)
+	for _, tl := range spec().Tools.Tools() {
+		if tl.Access == sandbox.Write {
+			got[tl.Record] = spec().Tools.Writer(tl.Record)
+		}
 	}
 	want := map[string]string{
 		"invoice": "intake", "match": "action", "approval": "boundary", "ledger": "boundary",
@@ -75,64 +79,72 @@ func TestWriter(t *testing.T) {
 // would change the state if it were applied.
 type writeCase struct {
 	tool, agent   string
-	first, second func(inv string) Args
+	first, second func(inv string) sandbox.Args
 }
 
 func writeCases() []writeCase {
-	decision := func(reason string) func(string) Args {
-		return func(string) Args { return Args{"item": "E1", "reason": reason} }
+	decision := func(reason string) func(string) sandbox.Args {
+		return func(string) sandbox.Args { return sandbox.Args{"item": "E1", "reason": reason} }
 	}
 	return []writeCase{
 		{RegisterInvoice, "intake",
-			func(string) Args { return invoiceArgs("B-1", 50) },
-			func(string) Args { return invoiceArgs("B-2", 60) }},
+			func(string) sandbox.Args { return invoiceArgs("B-1", 50) },
+			func(string) sandbox.Args { return invoiceArgs("B-2", 60) }},
 		{RecordMatch, "action",
-			func(inv string) Args {
-				return Args{"invoice_id": inv, "po_number": "PO-100", "status": "matched", "variance": 0.0}
+			func(inv string) sandbox.Args {
+				return sandbox.Args{"invoice_id": inv, "po_number": "PO-100", "status": "matched", "variance": 0.0}
 			},
-			func(inv string) Args { return Args{"invoice_id": inv, "po_number": "PO-100", "status": "no_po"} }},
+			func(inv string) sandbox.Args {
+				return sandbox.Args{"invoice_id": inv, "po_number": "PO-100", "status": "no_po"}
+			}},
 		{ApproveInvoice, "boundary",
-			func(inv string) Args { return Args{"invoice_id": inv, "amount_eur": 100.0} },
-			func(inv string) Args { return Args{"invoice_id": inv, "amount_eur": 200.0} }},
+			func(inv string) sandbox.Args { return sandbox.Args{"invoice_id": inv, "amount_eur": 100.0} },
+			func(inv string) sandbox.Args { return sandbox.Args{"invoice_id": inv, "amount_eur": 200.0} }},
 		{PostLedger, "boundary",
-			func(inv string) Args {
-				return Args{"invoice_id": inv, "account": "2000-AP", "amount": 100.0, "currency": "EUR"}
+			func(inv string) sandbox.Args {
+				return sandbox.Args{"invoice_id": inv, "account": "2000-AP", "amount": 100.0, "currency": "EUR"}
 			},
-			func(inv string) Args {
-				return Args{"invoice_id": inv, "account": "6000-EXP", "amount": 100.0, "currency": "EUR"}
+			func(inv string) sandbox.Args {
+				return sandbox.Args{"invoice_id": inv, "account": "6000-EXP", "amount": 100.0, "currency": "EUR"}
 			}},
 		{SchedulePayment, "boundary",
-			func(inv string) Args {
-				return Args{"invoice_id": inv, "supplier_id": "S1", "amount": 100.0, "currency": "EUR", "due_date": "2026-02-04", "bank_account": "DE-222"}
+			func(inv string) sandbox.Args {
+				return sandbox.Args{"invoice_id": inv, "supplier_id": "S1", "amount": 100.0, "currency": "EUR", "due_date": "2026-02-04", "bank_account": "DE-222"}
 			},
-			func(inv string) Args {
-				return Args{"invoice_id": inv, "supplier_id": "S1", "amount": 100.0, "currency": "EUR", "due_date": "2026-02-04", "bank_account": "XX-999"}
+			func(inv string) sandbox.Args {
+				return sandbox.Args{"invoice_id": inv, "supplier_id": "S1", "amount": 100.0, "currency": "EUR", "due_date": "2026-02-04", "bank_account": "XX-999"}
 			}},
 		{Escalate, "boundary", decision("above_threshold"), decision("bank_account_changed")},
 		{RejectInvoice, "boundary", decision("duplicate_invoice"), decision("tool_refused")},
 		{CloseItem, "boundary", decision("out_of_scope"), decision("statement")},
 		{PublishReport, "monitor",
-			func(string) Args { return Args{"day": "2026-01-05", "entries": []any{}} },
-			func(string) Args {
-				return Args{"day": "2026-01-05", "entries": []any{map[string]any{"item": "E1", "kind": "escalation", "reason": "x"}}}
+			func(string) sandbox.Args { return sandbox.Args{"day": "2026-01-05", "entries": []any{}} },
+			func(string) sandbox.Args {
+				return sandbox.Args{"day": "2026-01-05", "entries": []any{map[string]any{"item": "E1", "kind": "escalation", "reason": "x"}}}
 			}},
 	}
 }
 
 // approvedInvoice registers and approves an invoice for E1.
-func approvedInvoice(tb testing.TB, s *Sandbox) string {
+func approvedInvoice(tb testing.TB, s *sandbox.Sandbox) string {
 	tb.Helper()
 	inv := mustCall(tb, s, "intake", RegisterInvoice, "E1", invoiceArgs("A-1", 100), "")["invoice_id"].(string)
-	mustCall(tb, s, "boundary", ApproveInvoice, "E1", Args{"invoice_id": inv, "amount_eur": 100.0}, "")
+	mustCall(tb, s, "boundary", ApproveInvoice, "E1", sandbox.Args{"invoice_id": inv, "amount_eur": 100.0}, "")
 	return inv
 }
 
 func TestIdempotency(t *testing.T) {
-	if len(writeCases()) != len(Writes) {
-		t.Fatalf("write cases cover %d tools, Writes has %d", len(writeCases()), len(Writes))
+	writes := 0
+	for _, tl := range spec().Tools.Tools() {
+		if tl.Access == sandbox.Write {
+			writes++
+		}
+	}
+	if len(writeCases()) != writes {
+		t.Fatalf("write cases cover %d tools, the registry has %d writes", len(writeCases()), writes)
 	}
 	for _, tc := range writeCases() {
-		kind := Writes[tc.tool]
+		kind := spec().Tools.RecordOf(tc.tool)
 		t.Run(tc.tool+"/same key replays", func(t *testing.T) {
 			s := newSandbox(t, nil)
 			inv := approvedInvoice(t, s)
@@ -146,8 +158,9 @@ func TestIdempotency(t *testing.T) {
 			if diff := cmp.Diff(before, after, cmpIgnoreLog); diff != "" {
 				t.Errorf("replay changed the state (-before +after):\n%s", diff)
 			}
-			effect := first[resultKeys[toolIndexMust(t, tc.tool)]].(string)
-			want := LogEntry{Seq: 4, At: 80, Agent: tc.agent, Tool: tc.tool, Item: "E1", Key: "E1:" + tc.tool, Outcome: OutcomeReplayed, Effect: effect}
+			tl, _ := spec().Tools.Tool(tc.tool)
+			effect := first[tl.ResultID].(string)
+			want := sandbox.LogEntry{Seq: 4, At: 80, Agent: tc.agent, Tool: tc.tool, Item: "E1", Key: "E1:" + tc.tool, Outcome: sandbox.OutcomeReplayed, Effect: effect}
 			if diff := cmp.Diff(want, lastLog(t, s)); diff != "" {
 				t.Errorf("log (-want +got):\n%s", diff)
 			}
@@ -155,12 +168,12 @@ func TestIdempotency(t *testing.T) {
 		t.Run(tc.tool+"/empty key applies every time", func(t *testing.T) {
 			s := newSandbox(t, nil)
 			inv := approvedInvoice(t, s)
-			n := records(s.Snapshot(), kind)
+			n := countRecords(s.Snapshot(), kind)
 			first := mustCall(t, s, tc.agent, tc.tool, "E1", tc.first(inv), "")
 			_, err := s.Call(tc.agent, tc.tool, "E1", tc.first(inv), "", 0)
 			if tc.tool == RegisterInvoice {
 				// Applied again, the same invoice is a duplicate.
-				if e, _ := AsError(err); e == nil || e.Code != CodeDuplicate {
+				if e, _ := sandbox.AsError(err); e == nil || e.Code != CodeDuplicate {
 					t.Fatalf("second register without key: got %v, want %s", err, CodeDuplicate)
 				}
 				return
@@ -168,7 +181,7 @@ func TestIdempotency(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := records(s.Snapshot(), kind) - n; got != 2 {
+			if got := countRecords(s.Snapshot(), kind) - n; got != 2 {
 				t.Errorf("%d %s records written by two keyless calls, want 2 (first %v)", got, kind, first)
 			}
 		})
@@ -177,35 +190,27 @@ func TestIdempotency(t *testing.T) {
 
 var cmpIgnoreLog = cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "Log" }, cmp.Ignore())
 
-func toolIndexMust(tb testing.TB, tool string) toolID {
-	tb.Helper()
-	t, ok := toolIndex(tool)
-	if !ok {
-		tb.Fatalf("unknown tool %s", tool)
-	}
-	return t
-}
 
 func TestIdempotencyKeysArePerTool(t *testing.T) {
 	s := newSandbox(t, nil)
-	mustCall(t, s, "boundary", Escalate, "E1", Args{"item": "E1", "reason": "above_threshold"}, "k")
-	mustCall(t, s, "boundary", RejectInvoice, "E1", Args{"item": "E1", "reason": "duplicate_invoice"}, "k")
+	mustCall(t, s, "boundary", Escalate, "E1", sandbox.Args{"item": "E1", "reason": "above_threshold"}, "k")
+	mustCall(t, s, "boundary", RejectInvoice, "E1", sandbox.Args{"item": "E1", "reason": "duplicate_invoice"}, "k")
 	st := s.Snapshot()
-	if len(st.Escalations) != 1 || len(st.Rejections) != 1 {
-		t.Errorf("escalations %d, rejections %d; want 1 and 1", len(st.Escalations), len(st.Rejections))
+	if len(recs(st).Escalations) != 1 || len(recs(st).Rejections) != 1 {
+		t.Errorf("escalations %d, rejections %d; want 1 and 1", len(recs(st).Escalations), len(recs(st).Rejections))
 	}
 }
 
 func TestFailedWriteIsNotRemembered(t *testing.T) {
 	s := newSandbox(t, nil)
 	inv := mustCall(t, s, "intake", RegisterInvoice, "E1", invoiceArgs("A-1", 100), "")["invoice_id"].(string)
-	pay := Args{"invoice_id": inv, "supplier_id": "S1", "amount": 100.0, "currency": "EUR", "due_date": "2026-02-04", "bank_account": "DE-222"}
+	pay := sandbox.Args{"invoice_id": inv, "supplier_id": "S1", "amount": 100.0, "currency": "EUR", "due_date": "2026-02-04", "bank_account": "DE-222"}
 	if e := mustFail(t, s, "boundary", SchedulePayment, "E1", pay, "E1:pay", 0); e.Code != CodeNoApproval {
 		t.Fatalf("code = %s, want %s", e.Code, CodeNoApproval)
 	}
-	mustCall(t, s, "boundary", ApproveInvoice, "E1", Args{"invoice_id": inv, "amount_eur": 100.0}, "")
+	mustCall(t, s, "boundary", ApproveInvoice, "E1", sandbox.Args{"invoice_id": inv, "amount_eur": 100.0}, "")
 	got := mustCall(t, s, "boundary", SchedulePayment, "E1", pay, "E1:pay")
-	if diff := cmp.Diff(Result{"payment_id": "PAY-0004"}, got); diff != "" {
+	if diff := cmp.Diff(sandbox.Result{"payment_id": "PAY-0004"}, got); diff != "" {
 		t.Errorf("payment after approval (-want +got):\n%s", diff)
 	}
 }
@@ -217,14 +222,13 @@ func TestIDs(t *testing.T) {
 		got = append(got, mustCall(t, s, "intake", RegisterInvoice, "E1", invoiceArgs(n, 10), "")["invoice_id"].(string))
 	}
 	got = append(got, pay(t, s, "E2", payment{}))
-	got = append(got, s.Snapshot().Payments[1].ID)
+	got = append(got, recs(s.Snapshot()).Payments[1].ID)
 	decide(t, s, Escalate, "E3", "above_threshold")
-	got = append(got, s.Snapshot().Escalations[0].ID)
-	s.next[kReport] = 12344
+	got = append(got, recs(s.Snapshot()).Escalations[0].ID)
 	publish(t, s)
-	got = append(got, s.Snapshot().Reports[0].ID)
+	got = append(got, recs(s.Snapshot()).Reports[0].ID)
 	// The fixture holds INV-0007 and PAY-0003: issued ids continue after them.
-	want := []string{"INV-0008", "INV-0009", "INV-0010", "PAY-0004", "ESC-0001", "REP-12345"}
+	want := []string{"INV-0008", "INV-0009", "INV-0010", "PAY-0004", "ESC-0001", "REP-0001"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ids (-want +got):\n%s", diff)
 	}
@@ -240,16 +244,16 @@ func TestClock(t *testing.T) {
 		{"configured", 7 * time.Millisecond, 21},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			clock := NewClock(Epoch)
-			s := New(fixture(), Config{Latency: tc.latency}, NewDice(1), clock)
-			s.Call("intake", LookupSupplier, "E1", Args{"supplier_id": "S1"}, "", 0)
-			s.Call("intake", LookupSupplier, "E1", Args{}, "", 0)  // invalid
-			s.Call("monitor", LookupSupplier, "E1", Args{}, "", 0) // forbidden
+			clock := sandbox.NewClock(sandbox.Epoch)
+			s := sandbox.New(spec().Tools, fixtureState(), sandbox.Config{Latency: tc.latency}, sandbox.NewDice(1), clock)
+			s.Call("intake", LookupSupplier, "E1", sandbox.Args{"supplier_id": "S1"}, "", 0)
+			s.Call("intake", LookupSupplier, "E1", sandbox.Args{}, "", 0)  // invalid
+			s.Call("monitor", LookupSupplier, "E1", sandbox.Args{}, "", 0) // forbidden
 			if got := clock.Elapsed(); got != tc.want {
 				t.Errorf("elapsed %dms after three calls, want %d", got, tc.want)
 			}
 			if s.Clock() != clock {
-				t.Errorf("Clock() is not the clock given to New")
+				t.Errorf("Clock() is not the clock given to sandbox.New")
 			}
 		})
 	}
@@ -261,19 +265,19 @@ func TestSnapshotSortedAndDeep(t *testing.T) {
 	publish(t, s, ReportEntry{Item: "E1", Kind: "escalation", Reason: "x"})
 	snap := s.Snapshot()
 	var ids []string
-	for _, sp := range snap.Suppliers {
+	for _, sp := range recs(snap).Suppliers {
 		ids = append(ids, sp.ID)
 	}
-	for _, po := range snap.PurchaseOrders {
+	for _, po := range recs(snap).PurchaseOrders {
 		ids = append(ids, po.Number)
 	}
-	for _, g := range snap.GoodsReceipts {
+	for _, g := range recs(snap).GoodsReceipts {
 		ids = append(ids, g.ID)
 	}
-	for _, inv := range snap.Invoices {
+	for _, inv := range recs(snap).Invoices {
 		ids = append(ids, inv.ID)
 	}
-	for _, p := range snap.Payments {
+	for _, p := range recs(snap).Payments {
 		ids = append(ids, p.ID)
 	}
 	want := []string{"S1", "S2", "PO-050", "PO-100", "GR-1", "GR-2", "INV-0007", "INV-0008", "PAY-0003", "PAY-0004"}
@@ -282,12 +286,12 @@ func TestSnapshotSortedAndDeep(t *testing.T) {
 	}
 
 	// Mutating a snapshot reaches neither the sandbox nor a later snapshot.
-	snap.PurchaseOrders[0].Lines[0].Qty = 999
-	snap.Reports[0].Entries[0].Reason = "tampered"
+	recs(snap).PurchaseOrders[0].Lines[0].Qty = 999
+	recs(snap).Reports[0].Entries[0].Reason = "tampered"
 	snap.Log[0].Outcome = "tampered"
 	again := s.Snapshot()
-	if diff := cmp.Diff(s.Snapshot(), again); diff != "" || again.PurchaseOrders[0].Lines[0].Qty == 999 ||
-		again.Reports[0].Entries[0].Reason == "tampered" || again.Log[0].Outcome == "tampered" {
+	if diff := cmp.Diff(s.Snapshot(), again); diff != "" || recs(again).PurchaseOrders[0].Lines[0].Qty == 999 ||
+		recs(again).Reports[0].Entries[0].Reason == "tampered" || again.Log[0].Outcome == "tampered" {
 		t.Errorf("snapshot shares memory with the sandbox")
 	}
 
@@ -299,36 +303,36 @@ func TestSnapshotSortedAndDeep(t *testing.T) {
 }
 
 func TestNewCopiesInitial(t *testing.T) {
-	initial := fixture()
-	initial.Invoices = append(initial.Invoices, Invoice{ID: "INV-0001", EmailID: "E9", SupplierID: "S2", Number: "G-1", Status: "registered"})
-	s := New(initial, Config{}, NewDice(1), nil)
-	mustCall(t, s, "action", RecordMatch, "E9", Args{"invoice_id": "INV-0001", "status": "matched"}, "")
+	initial := fixtureState()
+	recs(initial).Invoices = append(recs(initial).Invoices, Invoice{ID: "INV-0001", EmailID: "E9", SupplierID: "S2", Number: "G-1", Status: "registered"})
+	s := sandbox.New(spec().Tools, initial, sandbox.Config{}, sandbox.NewDice(1), nil)
+	mustCall(t, s, "action", RecordMatch, "E9", sandbox.Args{"invoice_id": "INV-0001", "status": "matched"}, "")
 	mustCall(t, s, "intake", RegisterInvoice, "E1", invoiceArgs("A-1", 10), "")
-	if got := initial.Invoices[1].Status; got != "registered" {
+	if got := recs(initial).Invoices[1].Status; got != "registered" {
 		t.Errorf("initial invoice status = %q after a match in the sandbox, want registered", got)
 	}
-	if len(initial.Invoices) != 2 {
-		t.Errorf("initial has %d invoices, want 2", len(initial.Invoices))
+	if len(recs(initial).Invoices) != 2 {
+		t.Errorf("initial has %d invoices, want 2", len(recs(initial).Invoices))
 	}
-	initial.PurchaseOrders[0].Lines[0].UnitPrice = 1
-	initial.Suppliers[1].BankAccount = "EVIL"
-	got := mustCall(t, s, "boundary", LookupSupplier, "E1", Args{"supplier_id": "S1"}, "")
+	recs(initial).PurchaseOrders[0].Lines[0].UnitPrice = 1
+	recs(initial).Suppliers[1].BankAccount = "EVIL"
+	got := mustCall(t, s, "boundary", LookupSupplier, "E1", sandbox.Args{"supplier_id": "S1"}, "")
 	if got["bank_account"] != "DE-222" {
 		t.Errorf("sandbox sees a change made to initial after New: %v", got)
 	}
-	po := mustCall(t, s, "action", GetPurchaseOrder, "E1", Args{"po_number": "PO-100"}, "")
+	po := mustCall(t, s, "action", GetPurchaseOrder, "E1", sandbox.Args{"po_number": "PO-100"}, "")
 	if line := po["lines"].([]any)[0].(map[string]any); line["unit_price"] != 25.0 {
 		t.Errorf("sandbox sees a change to initial's order lines: %v", line)
 	}
 }
 
 func TestNewNil(t *testing.T) {
-	s := New(nil, Config{}, NewDice(1), nil)
-	e := mustFail(t, s, "intake", LookupSupplier, "E1", Args{"supplier_id": "S1"}, "", 0)
-	if e.Kind != ErrNotFound {
+	s := sandbox.New(spec().Tools, nil, sandbox.Config{}, sandbox.NewDice(1), nil)
+	e := mustFail(t, s, "intake", LookupSupplier, "E1", sandbox.Args{"supplier_id": "S1"}, "", 0)
+	if e.Kind != sandbox.ErrNotFound {
 		t.Errorf("kind %s, want not_found", e.Kind)
 	}
-	if got := s.Clock().Now(); !got.Equal(Epoch.Add(DefaultLatency)) {
-		t.Errorf("clock at %v, want Epoch+20ms", got)
+	if got := s.Clock().Now(); !got.Equal(sandbox.Epoch.Add(sandbox.DefaultLatency)) {
+		t.Errorf("clock at %v, want sandbox.Epoch+20ms", got)
 	}
 }

@@ -1,14 +1,16 @@
-package sandbox
+package invoice
 
 import (
 	"testing"
+
+	"github.com/baton-lab/baton/sandbox"
 )
 
 // fixture is a small system of record: two suppliers (listed out of id
 // order), one order with receipts, and one invoice of an earlier email that
 // is already paid.
-func fixture() *State {
-	return &State{
+func fixture() *Records {
+	return &Records{
 		Suppliers: []Supplier{
 			{ID: "S2", Name: "Globex Inc", Email: "ar@globex.example", BankAccount: "US-111", Currency: "USD"},
 			{ID: "S1", Name: "Acme GmbH", Email: "billing@acme.example", BankAccount: "DE-222", Currency: "EUR"},
@@ -32,13 +34,13 @@ func fixture() *State {
 }
 
 // newSandbox returns a sandbox over the fixture with the given fault rates.
-func newSandbox(tb testing.TB, rates FaultRates) *Sandbox {
+func newSandbox(tb testing.TB, rates sandbox.FaultRates) *sandbox.Sandbox {
 	tb.Helper()
-	return New(fixture(), Config{Faults: rates}, NewDice(42), NewClock(Epoch))
+	return sandbox.New(spec().Tools, fixtureState(), sandbox.Config{Faults: rates}, sandbox.NewDice(42), sandbox.NewClock(sandbox.Epoch))
 }
 
 // mustCall makes a call that must succeed.
-func mustCall(tb testing.TB, s *Sandbox, agent, tool, item string, args Args, key string) Result {
+func mustCall(tb testing.TB, s *sandbox.Sandbox, agent, tool, item string, args sandbox.Args, key string) sandbox.Result {
 	tb.Helper()
 	res, err := s.Call(agent, tool, item, args, key, 0)
 	if err != nil {
@@ -48,22 +50,22 @@ func mustCall(tb testing.TB, s *Sandbox, agent, tool, item string, args Args, ke
 }
 
 // mustFail makes a call that must fail and returns its error.
-func mustFail(tb testing.TB, s *Sandbox, agent, tool, item string, args Args, key string, attempt int) *Error {
+func mustFail(tb testing.TB, s *sandbox.Sandbox, agent, tool, item string, args sandbox.Args, key string, attempt int) *sandbox.Error {
 	tb.Helper()
 	res, err := s.Call(agent, tool, item, args, key, attempt)
 	if err == nil {
 		tb.Fatalf("%s %s %s: got %v, want an error", agent, tool, item, res)
 	}
-	e, ok := AsError(err)
+	e, ok := sandbox.AsError(err)
 	if !ok {
-		tb.Fatalf("%s %s %s: error %T is not *Error", agent, tool, item, err)
+		tb.Fatalf("%s %s %s: error %T is not *sandbox.Error", agent, tool, item, err)
 	}
 	return e
 }
 
 // invoiceArgs are register_invoice arguments for supplier S1.
-func invoiceArgs(number string, gross float64) Args {
-	return Args{"supplier_id": "S1", "number": number, "po_number": "PO-100", "doc_type": "invoice",
+func invoiceArgs(number string, gross float64) sandbox.Args {
+	return sandbox.Args{"supplier_id": "S1", "number": number, "po_number": "PO-100", "doc_type": "invoice",
 		"currency": "EUR", "net": gross / 1.19, "tax": gross - gross/1.19, "gross": gross,
 		"invoice_date": "2026-01-05", "due_date": "2026-02-04", "bank_account": "DE-222"}
 }
@@ -77,7 +79,7 @@ type payment struct {
 
 // pay registers, approves, posts and pays one item the way the clean
 // boundary does, and returns the invoice id.
-func pay(tb testing.TB, s *Sandbox, item string, p payment) string {
+func pay(tb testing.TB, s *sandbox.Sandbox, item string, p payment) string {
 	tb.Helper()
 	if p.number == "" {
 		p.number = "A-" + item
@@ -103,31 +105,45 @@ func pay(tb testing.TB, s *Sandbox, item string, p payment) string {
 	args := invoiceArgs(p.number, p.amount)
 	args["currency"] = p.currency
 	inv := mustCall(tb, s, "intake", RegisterInvoice, item, args, key(RegisterInvoice))["invoice_id"].(string)
-	mustCall(tb, s, "boundary", ApproveInvoice, item, Args{"invoice_id": inv, "amount_eur": p.amount}, key(ApproveInvoice))
-	mustCall(tb, s, "boundary", PostLedger, item, Args{"invoice_id": inv, "account": "2000-AP", "amount": p.amount, "currency": p.currency}, key(PostLedger))
-	mustCall(tb, s, "boundary", SchedulePayment, item, Args{"invoice_id": inv, "supplier_id": "S1", "amount": p.amount,
+	mustCall(tb, s, "boundary", ApproveInvoice, item, sandbox.Args{"invoice_id": inv, "amount_eur": p.amount}, key(ApproveInvoice))
+	mustCall(tb, s, "boundary", PostLedger, item, sandbox.Args{"invoice_id": inv, "account": "2000-AP", "amount": p.amount, "currency": p.currency}, key(PostLedger))
+	mustCall(tb, s, "boundary", SchedulePayment, item, sandbox.Args{"invoice_id": inv, "supplier_id": "S1", "amount": p.amount,
 		"currency": p.currency, "due_date": p.due, "bank_account": p.bank}, key(SchedulePayment))
 	return inv
 }
 
 // decide writes an escalation, rejection or closure for item.
-func decide(tb testing.TB, s *Sandbox, tool, item, reason string) {
+func decide(tb testing.TB, s *sandbox.Sandbox, tool, item, reason string) {
 	tb.Helper()
-	mustCall(tb, s, "boundary", tool, item, Args{"item": item, "reason": reason}, item+":"+tool)
+	mustCall(tb, s, "boundary", tool, item, sandbox.Args{"item": item, "reason": reason}, item+":"+tool)
 }
 
 // publish publishes the day's exception report.
-func publish(tb testing.TB, s *Sandbox, entries ...ReportEntry) {
+func publish(tb testing.TB, s *sandbox.Sandbox, entries ...ReportEntry) {
 	tb.Helper()
 	list := make([]any, len(entries))
 	for i, e := range entries {
 		list[i] = map[string]any{"item": e.Item, "kind": e.Kind, "reason": e.Reason}
 	}
-	mustCall(tb, s, "monitor", PublishReport, "", Args{"day": "2026-01-05", "entries": list}, "report:2026-01-05")
+	mustCall(tb, s, "monitor", PublishReport, "", sandbox.Args{"day": "2026-01-05", "entries": list}, "report:2026-01-05")
 }
 
-// records counts the records of a kind (a value of Writes) in st.
-func records(st *State, kind string) int {
+// fixtureState is the fixture as a sandbox's initial state.
+func fixtureState() *sandbox.State { return &sandbox.State{Records: fixture()} }
+
+// toolNames are the tools, in registration order.
+var toolNames = func() []string {
+	var out []string
+	for _, t := range spec().Tools.Tools() {
+		out = append(out, t.Name)
+	}
+	return out
+}()
+
+// countRecords counts the records of a kind (the record kind of a write
+// tool) in st.
+func countRecords(state *sandbox.State, kind string) int {
+	st := recs(state)
 	switch kind {
 	case "invoice":
 		return len(st.Invoices)
@@ -152,10 +168,11 @@ func records(st *State, kind string) int {
 }
 
 // lastLog returns the sandbox's last log entry.
-func lastLog(tb testing.TB, s *Sandbox) LogEntry {
+func lastLog(tb testing.TB, s *sandbox.Sandbox) sandbox.LogEntry {
 	tb.Helper()
-	if len(s.st.Log) == 0 {
+	log := s.Snapshot().Log
+	if len(log) == 0 {
 		tb.Fatal("log is empty")
 	}
-	return s.st.Log[len(s.st.Log)-1]
+	return log[len(log)-1]
 }

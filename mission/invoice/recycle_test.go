@@ -1,8 +1,10 @@
-package mission
+package invoice
 
 import (
 	"bytes"
 	"testing"
+
+	"github.com/baton-lab/baton/mission"
 )
 
 // TestTraceRecycle runs a day, keeps what it copied out of the trace,
@@ -10,19 +12,19 @@ import (
 // copies and the later runs' traces are as if nothing had been recycled.
 func TestTraceRecycle(t *testing.T) {
 	sc := scenarioByID(t, "T2")
-	m := Reference()
-	env := Env{Faults: protocolFaults}
+	m := New()
+	env := mission.Env{Faults: protocolFaults}
 	fresh := func(seed uint64) []byte {
-		b, err := Reference().Run(Clean(), sc, seed, env).Trace.MarshalJSONL()
+		b, err := mustRun(New(), mission.Clean(), sc, seed, env).Trace.MarshalJSONL()
 		if err != nil {
 			t.Fatal(err)
 		}
 		return b
 	}
 
-	run := m.Run(Clean(), sc, 7, env)
+	run := mustRun(m, mission.Clean(), sc, 7, env)
 	want := fresh(7)
-	sent := run.Trace.Of(EventSent)
+	sent := run.Trace.Of(mission.EventSent)
 	if len(sent) == 0 {
 		t.Fatal("the day sent no hand-off")
 	}
@@ -32,10 +34,10 @@ func TestTraceRecycle(t *testing.T) {
 		t.Errorf("a recycled trace holds %d events", len(run.Trace.Events))
 	}
 	run.Trace.Recycle() // twice does nothing
-	(*Trace)(nil).Recycle()
+	(*mission.Trace)(nil).Recycle()
 
 	for seed := range uint64(20) {
-		r := m.Run(Clean(), sc, seed, env)
+		r := mustRun(m, mission.Clean(), sc, seed, env)
 		got, err := r.Trace.MarshalJSONL()
 		if err != nil {
 			t.Fatal(err)
@@ -48,12 +50,12 @@ func TestTraceRecycle(t *testing.T) {
 	if sent[0].Raw != raw || string(sent[0].Parsed) != parsed {
 		t.Error("an event copied out of a recycled trace changed")
 	}
-	if r := m.Run(Clean(), sc, 7, env); !bytes.Equal(mustJSONL(t, r.Trace), want) {
+	if r := mustRun(m, mission.Clean(), sc, 7, env); !bytes.Equal(mustJSONL(t, r.Trace), want) {
 		t.Error("seed 7 again: the trace differs from the first run's")
 	}
 }
 
-func mustJSONL(t *testing.T, tr *Trace) []byte {
+func mustJSONL(t *testing.T, tr *mission.Trace) []byte {
 	t.Helper()
 	b, err := tr.MarshalJSONL()
 	if err != nil {

@@ -1,23 +1,25 @@
-package mission
+package invoice
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/baton-lab/baton/mission"
 )
 
 // A core run alone is the same whether its input messages are read afresh
 // or served from the mission's memo, and what a run does with the parsed
 // message it gets does not reach the next run.
 func TestRunCoreReadingsMemo(t *testing.T) {
-	scs, err := DefaultScenarios()
+	scs, _, err := DefaultScenarios()
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := Env{Faults: scaled(protocolFaults, 5)}
-	shared := Reference()
+	env := mission.Env{Faults: scaled(protocolFaults, 5)}
+	shared := New()
 	for _, sc := range scs[:20] {
-		goldens, err := RecordGolden(Reference(), sc)
+		goldens, err := recordGolden(New(), sc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -26,9 +28,9 @@ func TestRunCoreReadingsMemo(t *testing.T) {
 				continue
 			}
 			for seed := range uint64(2) {
-				want := Reference().RunCore(Clean(), g.Agent, sc, g.Input, seed, env) // reads afresh
+				want := mustRunCore(New(), mission.Clean(), g.Agent, sc, g.Input, seed, env) // reads afresh
 				for i := range 2 {
-					got := shared.RunCore(Clean(), g.Agent, sc, g.Input, seed, env)
+					got := mustRunCore(shared, mission.Clean(), g.Agent, sc, g.Input, seed, env)
 					if diff := cmp.Diff(jsonl(t, want.Trace), jsonl(t, got.Trace)); diff != "" {
 						t.Fatalf("%s %s %s seed %d, run %d: trace (-fresh +memo):\n%s", sc.ID, g.Agent, g.Item, seed, i+1, diff)
 					}
@@ -45,8 +47,6 @@ func TestRunCoreReadingsMemo(t *testing.T) {
 // scribble changes every container inside v.
 func scribble(v any) {
 	switch x := v.(type) {
-	case Result:
-		scribble(map[string]any(x))
 	case map[string]any:
 		for k, y := range x {
 			scribble(y)

@@ -1,4 +1,4 @@
-package mission
+package invoice
 
 import "testing"
 

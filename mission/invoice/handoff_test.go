@@ -1,4 +1,4 @@
-package mission
+package invoice
 
 import (
 	"encoding/json"
@@ -8,16 +8,17 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/sandbox"
 )
 
-func allGoldens(t *testing.T) map[*Scenario][]Golden {
+func allGoldens(t *testing.T) map[*mission.Scenario][]mission.Golden {
 	t.Helper()
-	out := map[*Scenario][]Golden{}
+	out := map[*mission.Scenario][]mission.Golden{}
 	for _, sc := range testScenarios(t) {
-		g, err := RecordGolden(Reference(), sc)
+		g, err := recordGolden(New(), sc)
 		if err != nil {
-			t.Fatalf("RecordGolden(%s): %v", sc.ID, err)
+			t.Fatalf("recordGolden(%s): %v", sc.ID, err)
 		}
 		out[sc] = g
 	}
@@ -27,23 +28,23 @@ func allGoldens(t *testing.T) map[*Scenario][]Golden {
 // TestEmitParseRoundTrip: the emitter alone reproduces the bytes of the
 // integrated run, and the clean parser reads back every field it wrote.
 func TestEmitParseRoundTrip(t *testing.T) {
-	m := Reference()
+	m := New()
 	n := 0
 	for sc, goldens := range allGoldens(t) {
 		for _, g := range goldens {
 			for es, want := range g.Emitted {
-				e, err := ParseEdge(es)
+				e, err := mission.ParseEdge(es)
 				if err != nil {
 					t.Fatal(err)
 				}
-				raw, err := m.Emit(Clean(), e, g.Item, g.Result)
+				raw, err := m.Emit(mission.Clean(), e, g.Item, g.Result)
 				if err != nil {
 					t.Fatalf("%s %s %s: Emit: %v", sc.ID, g.Item, e, err)
 				}
 				if diff := cmp.Diff(string(want), string(raw)); diff != "" {
 					t.Errorf("%s %s %s: Emit differs from the integrated run (-run +emit):\n%s", sc.ID, g.Item, e, diff)
 				}
-				h, err := m.Parse(Clean(), e, raw)
+				h, err := m.Parse(mission.Clean(), e, raw)
 				if err != nil {
 					t.Fatalf("%s %s %s: Parse: %v", sc.ID, g.Item, e, err)
 				}
@@ -51,7 +52,7 @@ func TestEmitParseRoundTrip(t *testing.T) {
 				if e.To == Monitor && e != BoundaryToMonitor {
 					src = object(g.Result["exception"])
 				}
-				for _, f := range PayloadFields(e) {
+				for _, f := range spec().PayloadFields(e) {
 					if src[f] == "" {
 						continue // an empty string reads as the field's default
 					}
@@ -59,7 +60,7 @@ func TestEmitParseRoundTrip(t *testing.T) {
 						t.Errorf("%s %s %s: field %s (-emitted +parsed):\n%s", sc.ID, g.Item, e, f, diff)
 					}
 				}
-				if h.Item != g.Item || h.Kind != EdgeKind(e) || h.IdempotencyKey != g.Item+":"+EdgeKind(e) ||
+				if h.Item != g.Item || h.Kind != spec().Kind(e) || h.IdempotencyKey != g.Item+":"+spec().Kind(e) ||
 					len(h.NextOwner) != 1 || h.NextOwner[0] != string(e.To) || h.SchemaVersion != SchemaVersion {
 					t.Errorf("%s %s %s: envelope %+v", sc.ID, g.Item, e, h)
 				}
@@ -88,15 +89,15 @@ func normalise(tb testing.TB, v any) any {
 // TestParseDefaults: the parsers' silent fallbacks for missing and
 // reformatted fields, on which context-loss and drift defects act.
 func TestParseDefaults(t *testing.T) {
-	base := func(edge Edge, payload string) []byte {
-		return []byte(`{"id":"m-E1","edge":"` + edge.String() + `","kind":"` + EdgeKind(edge) +
+	base := func(edge mission.Edge, payload string) []byte {
+		return []byte(`{"id":"m-E1","edge":"` + edge.String() + `","kind":"` + spec().Kind(edge) +
 			`","schema_version":"1.0","idempotency_key":"E1:k","next_owner":["` + string(edge.To) +
 			`"],"escalation":"requested","item":"E1","payload":{` + payload + `}}`)
 	}
 	tests := []struct {
 		name  string
 		raw   []byte
-		edge  Edge
+		edge  mission.Edge
 		field string
 		want  any
 	}{
@@ -117,7 +118,7 @@ func TestParseDefaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h, err := Reference().Parse(Clean(), tt.edge, tt.raw)
+			h, err := New().Parse(mission.Clean(), tt.edge, tt.raw)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,21 +129,21 @@ func TestParseDefaults(t *testing.T) {
 	}
 
 	t.Run("escalation missing", func(t *testing.T) {
-		h, err := Reference().Parse(Clean(), ActionToBoundary, []byte(`{"item":"E1","payload":{}}`))
+		h, err := New().Parse(mission.Clean(), ActionToBoundary, []byte(`{"item":"E1","payload":{}}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if h.Escalation != EscalationNone {
+		if h.Escalation != mission.EscalationNone {
 			t.Errorf("escalation %q, want none", h.Escalation)
 		}
 	})
 	t.Run("not JSON", func(t *testing.T) {
-		if _, err := Reference().Parse(Clean(), ActionToBoundary, []byte(`{"item":`)); err == nil {
+		if _, err := New().Parse(mission.Clean(), ActionToBoundary, []byte(`{"item":`)); err == nil {
 			t.Error("no error")
 		}
 	})
 	t.Run("no such edge", func(t *testing.T) {
-		if _, err := Reference().Parse(Clean(), Edge{Monitor, Intake}, []byte(`{}`)); err == nil {
+		if _, err := New().Parse(mission.Clean(), mission.Edge{Monitor, Intake}, []byte(`{}`)); err == nil {
 			t.Error("no error")
 		}
 	})
@@ -152,27 +153,27 @@ func TestParseDefaults(t *testing.T) {
 // defaults are applied, and what it changes is what the consumer reads.
 func TestParseSeamBeforeDefaults(t *testing.T) {
 	var sawCurrency bool
-	b := NewBuild(hook{parse: func(e Edge, msg map[string]any) {
+	b := mission.NewBuild(hook{parse: func(e mission.Edge, msg map[string]any) {
 		_, sawCurrency = msg["payload"].(map[string]any)["currency"]
-		msg["escalation"] = EscalationEscalated
+		msg["escalation"] = mission.EscalationEscalated
 	}}, nil)
-	h, err := Reference().Parse(b, IntakeToAction, []byte(`{"escalation":"requested","item":"E1","payload":{}}`))
+	h, err := New().Parse(b, IntakeToAction, []byte(`{"escalation":"requested","item":"E1","payload":{}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sawCurrency {
 		t.Error("the seam saw a defaulted currency")
 	}
-	if h.Escalation != EscalationEscalated {
+	if h.Escalation != mission.EscalationEscalated {
 		t.Errorf("escalation %q, want the seam's escalated", h.Escalation)
 	}
 }
 
 func TestEmitErrors(t *testing.T) {
-	if _, err := Reference().Emit(Clean(), IntakeToMonitor, "E1", Result{"email_id": "E1"}); err == nil {
+	if _, err := New().Emit(mission.Clean(), IntakeToMonitor, "E1", mission.Result{"email_id": "E1"}); err == nil {
 		t.Error("exception edge without an exception: no error")
 	}
-	if _, err := Reference().Emit(Clean(), Edge{Monitor, Intake}, "E1", Result{}); err == nil {
+	if _, err := New().Emit(mission.Clean(), mission.Edge{Monitor, Intake}, "E1", mission.Result{}); err == nil {
 		t.Error("unknown edge: no error")
 	}
 }
@@ -181,21 +182,21 @@ func TestEmitErrors(t *testing.T) {
 // makes the golden calls and returns the golden result.
 func TestRunCoreReproducesGolden(t *testing.T) {
 	scs := testScenarios(t)
-	defaults, err := DefaultScenarios()
+	defaults, _, err := DefaultScenarios()
 	if err != nil {
 		t.Fatal(err)
 	}
 	scs = append(scs, defaults...)
-	m := Reference()
+	m := New()
 	for _, sc := range scs {
-		goldens, err := RecordGolden(m, sc)
+		goldens, err := recordGolden(m, sc)
 		if err != nil {
-			t.Fatalf("RecordGolden(%s): %v", sc.ID, err)
+			t.Fatalf("recordGolden(%s): %v", sc.ID, err)
 		}
-		agents := map[Agent]bool{}
+		agents := map[mission.Agent]bool{}
 		for _, g := range goldens {
 			agents[g.Agent] = true
-			cr := m.RunCore(Clean(), g.Agent, sc, g.Input, 1, Env{})
+			cr := mustRunCore(m, mission.Clean(), g.Agent, sc, g.Input, 1, mission.Env{})
 			if diff := cmp.Diff(normalise(t, g.Calls), normalise(t, cr.Calls)); diff != "" {
 				t.Errorf("%s %s %s: calls (-golden +core):\n%s", sc.ID, g.Agent, g.Item, diff)
 			}
@@ -206,7 +207,7 @@ func TestRunCoreReproducesGolden(t *testing.T) {
 				t.Errorf("%s %s %s: core run %+v %s %s", sc.ID, g.Agent, g.Item, cr.Cost, cr.Agent, cr.Item)
 			}
 		}
-		if len(agents) != len(AllAgents) {
+		if len(agents) != len(spec().AgentNames()) {
 			t.Errorf("%s: goldens for %v, want every agent", sc.ID, agents)
 		}
 	}
@@ -216,41 +217,41 @@ func TestRunCoreReproducesGolden(t *testing.T) {
 // RetryKey seams act; its parser is the clean one.
 func TestRunCoreSeams(t *testing.T) {
 	sc := scenarioByID(t, "T1")
-	goldens, err := RecordGolden(Reference(), sc)
+	goldens, err := recordGolden(New(), sc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var boundary Golden
+	var boundary mission.Golden
 	for _, g := range goldens {
 		if g.Agent == Boundary {
 			boundary = g
 		}
 	}
-	args := NewBuild(hook{toolArgs: func(a Agent, tool, _ string, args sandbox.Args) {
-		if tool == sandbox.SchedulePayment {
+	args := mission.NewBuild(hook{toolArgs: func(a mission.Agent, tool, _ string, args sandbox.Args) {
+		if tool == SchedulePayment {
 			args["bank_account"] = "XX-MULE"
 		}
 	}}, nil)
-	cr := Reference().RunCore(args, Boundary, sc, boundary.Input, 1, Env{})
+	cr := mustRunCore(New(), args, Boundary, sc, boundary.Input, 1, mission.Env{})
 	last := cr.Calls[len(cr.Calls)-1]
-	if last.Name != sandbox.SchedulePayment || last.Args["bank_account"] != "XX-MULE" {
+	if last.Name != SchedulePayment || last.Args["bank_account"] != "XX-MULE" {
 		t.Errorf("last call %+v: ToolArgs did not act", last)
 	}
 
-	parse := NewBuild(hook{parse: func(_ Edge, msg map[string]any) { msg["payload"] = map[string]any{} }}, nil)
-	cr = Reference().RunCore(parse, Boundary, sc, boundary.Input, 1, Env{})
+	parse := mission.NewBuild(hook{parse: func(_ mission.Edge, msg map[string]any) { msg["payload"] = map[string]any{} }}, nil)
+	cr = mustRunCore(New(), parse, Boundary, sc, boundary.Input, 1, mission.Env{})
 	if diff := cmp.Diff(normalise(t, boundary.Calls), normalise(t, cr.Calls)); diff != "" {
 		t.Errorf("the Parse seam acted on a core run alone (-golden +core):\n%s", diff)
 	}
 
-	o := &Oracle{}
-	cr = Reference().RunCore(Clean().WithOracle(o), Boundary, sc, boundary.Input, 1,
-		Env{Faults: sandbox.FaultRates{sandbox.ApproveInvoice: {sandbox.Unavailable: 1}}})
+	o := &mission.Oracle{}
+	cr = mustRunCore(New(), mission.Clean().WithOracle(o), Boundary, sc, boundary.Input, 1,
+		mission.Env{Faults: sandbox.FaultRates{ApproveInvoice: {sandbox.Unavailable: 1}}})
 	if len(o.Faults) != MaxAttempts {
 		t.Errorf("oracle has %d faults, want %d", len(o.Faults), MaxAttempts)
 	}
 	for _, c := range cr.Calls {
-		if c.Name == sandbox.ApproveInvoice && (c.Attempts != MaxAttempts || c.Error != sandbox.CodeUnavailable) {
+		if c.Name == ApproveInvoice && (c.Attempts != MaxAttempts || c.Error != sandbox.CodeUnavailable) {
 			t.Errorf("approve_invoice folded as %+v", c)
 		}
 	}
@@ -258,16 +259,16 @@ func TestRunCoreSeams(t *testing.T) {
 
 func TestRecordGoldenRejectsWrongExpectation(t *testing.T) {
 	sc := scenarioByID(t, "T1")
-	sc.Expect.Items[0].Amount++
-	_, err := RecordGolden(Reference(), sc)
-	if !errors.Is(err, ErrGoldenMismatch) || !strings.Contains(err.Error(), "payment:E1") {
-		t.Errorf("err = %v, want ErrGoldenMismatch naming payment:E1", err)
+	expectOf(sc).Items[0].Amount++
+	_, err := recordGolden(New(), sc)
+	if !errors.Is(err, mission.ErrGoldenMismatch) || !strings.Contains(err.Error(), "payment:E1") {
+		t.Errorf("err = %v, want mission.ErrGoldenMismatch naming payment:E1", err)
 	}
 }
 
 func TestRecordGoldenShape(t *testing.T) {
 	sc := scenarioByID(t, "T2")
-	goldens, err := RecordGolden(Reference(), sc)
+	goldens, err := recordGolden(New(), sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +282,7 @@ func TestRecordGoldenShape(t *testing.T) {
 		t.Errorf("goldens (-want +got):\n%s", diff)
 	}
 	mon := goldens[len(goldens)-1]
-	if len(mon.Input.Messages) != 4 || len(mon.Calls) != 1 || mon.Calls[0].Name != sandbox.PublishReport {
+	if len(mon.Input.Messages) != 4 || len(mon.Calls) != 1 || mon.Calls[0].Name != PublishReport {
 		t.Errorf("monitor golden: %d messages, calls %+v", len(mon.Input.Messages), mon.Calls)
 	}
 	if goldens[0].Input.Item != "E1" || goldens[0].Input.Messages != nil || len(goldens[0].Emitted) != 1 {
