@@ -1,8 +1,8 @@
 package experiment
 
 import (
-	"context"
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"

@@ -58,7 +58,7 @@ a run would check it.`,
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(g.stdout, "# embedded default protocol (mission %s), sha256 %s\n", p.Mission.Name, p.SHA256)
+				fmt.Fprintf(g.stdout, "# embedded default protocol, sha256 %s (mission %s)\n", p.SHA256, p.Mission.Name)
 				_, err = g.stdout.Write(p.Raw)
 				return err
 			}

@@ -124,7 +124,6 @@ func unquote(quoted []byte, values *Keys) (string, bool) {
 	return s, true
 }
 
-
 // scan is a JSON validator over raw, at index i, accepting what
 // json.Valid accepts.
 type scan struct {
@@ -245,7 +244,6 @@ func (s *scan) str() bool {
 	}
 	return false
 }
-
 
 func (s *scan) digits() bool {
 	start := s.i

@@ -466,7 +466,6 @@ func count(kind, item string, want, got int) sandbox.Difference {
 	return sandbox.Difference{Record: kind + ":" + item, Field: "count", Want: strconv.Itoa(want), Got: strconv.Itoa(got)}
 }
 
-
 func money(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
 
 func sign(n int) int {

@@ -143,7 +143,7 @@ func TestParseDefaults(t *testing.T) {
 		}
 	})
 	t.Run("no such edge", func(t *testing.T) {
-		if _, err := New().Parse(mission.Clean(), mission.Edge{Monitor, Intake}, []byte(`{}`)); err == nil {
+		if _, err := New().Parse(mission.Clean(), mission.Edge{From: Monitor, To: Intake}, []byte(`{}`)); err == nil {
 			t.Error("no error")
 		}
 	})
@@ -173,7 +173,7 @@ func TestEmitErrors(t *testing.T) {
 	if _, err := New().Emit(mission.Clean(), IntakeToMonitor, "E1", mission.Result{"email_id": "E1"}); err == nil {
 		t.Error("exception edge without an exception: no error")
 	}
-	if _, err := New().Emit(mission.Clean(), mission.Edge{Monitor, Intake}, "E1", mission.Result{}); err == nil {
+	if _, err := New().Emit(mission.Clean(), mission.Edge{From: Monitor, To: Intake}, "E1", mission.Result{}); err == nil {
 		t.Error("unknown edge: no error")
 	}
 }

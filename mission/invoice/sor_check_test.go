@@ -77,8 +77,8 @@ func TestCheck(t *testing.T) {
 		name  string
 		rates sandbox.FaultRates
 		build func(testing.TB, *sandbox.Sandbox)
-		edit  func(*sandbox.State)    // applied to the snapshot
-		want  func(*Expected) // applied to baseExpected
+		edit  func(*sandbox.State) // applied to the snapshot
+		want  func(*Expected)      // applied to baseExpected
 		diffs []sandbox.Difference
 	}{
 		{name: "clean day",
@@ -89,7 +89,7 @@ func TestCheck(t *testing.T) {
 				pay(tb, s, "E1", payment{amount: 100.01})
 				publish(tb, s, baseReport...)
 			},
-			diffs: []sandbox.Difference{{"payment:E1", "amount", "100.00", "100.01"}}},
+			diffs: []sandbox.Difference{{Record: "payment:E1", Field: "amount", Want: "100.00", Got: "100.01"}}},
 		{name: "amount within a cent's rounding",
 			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s, "E1")
@@ -103,10 +103,10 @@ func TestCheck(t *testing.T) {
 				publish(tb, s, baseReport...)
 			},
 			diffs: []sandbox.Difference{
-				{"payment:E1", "bank_account", "DE-222", "XX-666"},
-				{"payment:E1", "currency", "EUR", "USD"},
-				{"payment:E1", "due_date", "2026-02-04", "2026-02-05"},
-				{"payment:E1", "invoice", "A-E1", "A-X"},
+				{Record: "payment:E1", Field: "bank_account", Want: "DE-222", Got: "XX-666"},
+				{Record: "payment:E1", Field: "currency", Want: "EUR", Got: "USD"},
+				{Record: "payment:E1", Field: "due_date", Want: "2026-02-04", Got: "2026-02-05"},
+				{Record: "payment:E1", Field: "invoice", Want: "A-E1", Got: "A-X"},
 			}},
 		{name: "paid twice",
 			build: func(tb testing.TB, s *sandbox.Sandbox) {
@@ -114,7 +114,7 @@ func TestCheck(t *testing.T) {
 				mustCall(tb, s, "boundary", SchedulePayment, "E1", payE1("INV-0008"), "")
 				publish(tb, s, baseReport...)
 			},
-			diffs: []sandbox.Difference{{"payment:E1", "count", "1", "2"}}},
+			diffs: []sandbox.Difference{{Record: "payment:E1", Field: "count", Want: "1", Got: "2"}}},
 		{name: "approved, posted and matched twice",
 			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s)
@@ -126,14 +126,14 @@ func TestCheck(t *testing.T) {
 				}
 				publish(tb, s, baseReport...)
 			},
-			diffs: []sandbox.Difference{{"approval:E1", "count", "1", "2"}, {"ledger:E1", "count", "1", "2"}, {"match:E1", "count", "1", "2"}}},
+			diffs: []sandbox.Difference{{Record: "approval:E1", Field: "count", Want: "1", Got: "2"}, {Record: "ledger:E1", Field: "count", Want: "1", Got: "2"}, {Record: "match:E1", Field: "count", Want: "1", Got: "2"}}},
 		{name: "registered twice",
 			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s)
 				mustCall(tb, s, "intake", RegisterInvoice, "E1", invoiceArgs("A-E1-bis", 100), "")
 				publish(tb, s, baseReport...)
 			},
-			diffs: []sandbox.Difference{{"invoice:E1", "count", "1", "2"}}},
+			diffs: []sandbox.Difference{{Record: "invoice:E1", Field: "count", Want: "1", Got: "2"}}},
 		{name: "escalated instead of paid",
 			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s, "E1")
@@ -141,9 +141,9 @@ func TestCheck(t *testing.T) {
 				publish(tb, s, with(baseReport, ReportEntry{"E1", "escalation", "above_threshold"})...)
 			},
 			diffs: []sandbox.Difference{
-				{"escalation:E1", "count", "0", "1"},
-				{"payment:E1", "outcome", "paid", "escalated"},
-				{"report:E1", "entry", "", "escalation above_threshold"},
+				{Record: "escalation:E1", Field: "count", Want: "0", Got: "1"},
+				{Record: "payment:E1", Field: "outcome", Want: "paid", Got: "escalated"},
+				{Record: "report:E1", Field: "entry", Want: "", Got: "escalation above_threshold"},
 			}},
 		{name: "paid and closed",
 			build: func(tb testing.TB, s *sandbox.Sandbox) {
@@ -151,7 +151,7 @@ func TestCheck(t *testing.T) {
 				decide(tb, s, CloseItem, "E1", "out_of_scope")
 				publish(tb, s, baseReport...)
 			},
-			diffs: []sandbox.Difference{{"closure:E1", "count", "0", "1"}}},
+			diffs: []sandbox.Difference{{Record: "closure:E1", Field: "count", Want: "0", Got: "1"}}},
 		{name: "wrong reasons",
 			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s, "E2", "E4")
@@ -160,14 +160,14 @@ func TestCheck(t *testing.T) {
 				publish(tb, s, with(without(baseReport, "E2"), ReportEntry{"E2", "escalation", "bank_account_changed"})...)
 			},
 			diffs: []sandbox.Difference{
-				{"closure:E4", "reason", "out_of_scope", "statement"},
-				{"escalation:E2", "reason", "above_threshold", "bank_account_changed"},
-				{"report:E2", "entry", "", "escalation bank_account_changed"},
-				{"report:E2", "entry", "escalation above_threshold", ""},
+				{Record: "closure:E4", Field: "reason", Want: "out_of_scope", Got: "statement"},
+				{Record: "escalation:E2", Field: "reason", Want: "above_threshold", Got: "bank_account_changed"},
+				{Record: "report:E2", Field: "entry", Want: "", Got: "escalation bank_account_changed"},
+				{Record: "report:E2", Field: "entry", Want: "escalation above_threshold", Got: ""},
 			}},
 		{name: "item left undone",
 			build: func(tb testing.TB, s *sandbox.Sandbox) { cleanDay(tb, s, "E4"); publish(tb, s, baseReport...) },
-			diffs: []sandbox.Difference{{"closure:E4", "outcome", "closed", "none"}}},
+			diffs: []sandbox.Difference{{Record: "closure:E4", Field: "outcome", Want: "closed", Got: "none"}}},
 		{name: "item nobody expected",
 			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s)
@@ -175,7 +175,7 @@ func TestCheck(t *testing.T) {
 				decide(tb, s, Escalate, "E9", "unknown_supplier")
 				publish(tb, s, baseReport...)
 			},
-			diffs: []sandbox.Difference{{"escalation:E9", "count", "0", "1"}, {"invoice:E9", "count", "0", "1"}}},
+			diffs: []sandbox.Difference{{Record: "escalation:E9", Field: "count", Want: "0", Got: "1"}, {Record: "invoice:E9", Field: "count", Want: "0", Got: "1"}}},
 		{name: "initial payments are history",
 			build: func(tb testing.TB, s *sandbox.Sandbox) { cleanDay(tb, s); publish(tb, s, baseReport...) },
 			edit: func(st *sandbox.State) {
@@ -199,7 +199,7 @@ func TestCheck(t *testing.T) {
 			want: func(w *Expected) {
 				w.Items[1].Alternatives = []ExpectedItem{{Outcome: OutcomeRejected, Reason: "po_supplier_mismatch"}}
 			},
-			diffs: []sandbox.Difference{{"escalation:E2", "outcome", "escalated", "rejected"}, {"rejection:E2", "count", "0", "1"}}},
+			diffs: []sandbox.Difference{{Record: "escalation:E2", Field: "outcome", Want: "escalated", Got: "rejected"}, {Record: "rejection:E2", Field: "count", Want: "0", Got: "1"}}},
 		{name: "system_unavailable with exhausted retries",
 			rates: sandbox.FaultRates{SchedulePayment: {sandbox.Unavailable: 1}},
 			build: func(tb testing.TB, s *sandbox.Sandbox) {
@@ -230,9 +230,9 @@ func TestCheck(t *testing.T) {
 				publish(tb, s, with(baseReport, sysUnavail)...)
 			},
 			diffs: []sandbox.Difference{
-				{"escalation:E1", "count", "0", "1"},
-				{"payment:E1", "outcome", "paid", "escalated"},
-				{"report:E1", "entry", "", "escalation system_unavailable"},
+				{Record: "escalation:E1", Field: "count", Want: "0", Got: "1"},
+				{Record: "payment:E1", Field: "outcome", Want: "paid", Got: "escalated"},
+				{Record: "report:E1", Field: "entry", Want: "", Got: "escalation system_unavailable"},
 			}},
 		{name: "system_unavailable after the failing call succeeded",
 			rates: sandbox.FaultRates{SchedulePayment: {sandbox.Unavailable: 1}},
@@ -248,9 +248,9 @@ func TestCheck(t *testing.T) {
 				st.Log = append(st.Log, sandbox.LogEntry{Seq: 99, Agent: "boundary", Tool: SchedulePayment, Item: "E1", Outcome: sandbox.OutcomeOK})
 			},
 			diffs: []sandbox.Difference{
-				{"escalation:E1", "count", "0", "1"},
-				{"payment:E1", "outcome", "paid", "escalated"},
-				{"report:E1", "entry", "", "escalation system_unavailable"},
+				{Record: "escalation:E1", Field: "count", Want: "0", Got: "1"},
+				{Record: "payment:E1", Field: "outcome", Want: "paid", Got: "escalated"},
+				{Record: "report:E1", Field: "entry", Want: "", Got: "escalation system_unavailable"},
 			}},
 		{name: "authored system_unavailable alternative needs evidence",
 			build: func(tb testing.TB, s *sandbox.Sandbox) {
@@ -262,9 +262,9 @@ func TestCheck(t *testing.T) {
 				w.Items[0].Alternatives = []ExpectedItem{{Outcome: OutcomeEscalated, Reason: ReasonSystemUnavailable}}
 			},
 			diffs: []sandbox.Difference{
-				{"escalation:E1", "count", "0", "1"},
-				{"payment:E1", "outcome", "paid", "escalated"},
-				{"report:E1", "entry", "", "escalation system_unavailable"},
+				{Record: "escalation:E1", Field: "count", Want: "0", Got: "1"},
+				{Record: "payment:E1", Field: "outcome", Want: "paid", Got: "escalated"},
+				{Record: "report:E1", Field: "entry", Want: "", Got: "escalation system_unavailable"},
 			}},
 		{name: "tool_refused with a refusal in the log",
 			rates: sandbox.FaultRates{RegisterInvoice: {sandbox.Refusal: 1}},
@@ -286,16 +286,16 @@ func TestCheck(t *testing.T) {
 				publish(tb, s, with(baseReport, ReportEntry{"E1", "rejection", ReasonToolRefused})...)
 			},
 			diffs: []sandbox.Difference{
-				{"payment:E1", "outcome", "paid", "rejected"},
-				{"rejection:E1", "count", "0", "1"},
-				{"report:E1", "entry", "", "rejection tool_refused"},
+				{Record: "payment:E1", Field: "outcome", Want: "paid", Got: "rejected"},
+				{Record: "rejection:E1", Field: "count", Want: "0", Got: "1"},
+				{Record: "report:E1", Field: "entry", Want: "", Got: "rejection tool_refused"},
 			}},
 		{name: "no report",
 			build: func(tb testing.TB, s *sandbox.Sandbox) { cleanDay(tb, s) },
 			diffs: []sandbox.Difference{
-				{"report:*", "count", "1", "0"},
-				{"report:E2", "entry", "escalation above_threshold", ""},
-				{"report:E3", "entry", "rejection duplicate_invoice", ""},
+				{Record: "report:*", Field: "count", Want: "1", Got: "0"},
+				{Record: "report:E2", Field: "entry", Want: "escalation above_threshold", Got: ""},
+				{Record: "report:E3", Field: "entry", Want: "rejection duplicate_invoice", Got: ""},
 			}},
 		{name: "no report: publishing exhausted its retries",
 			rates: sandbox.FaultRates{PublishReport: {sandbox.RateLimit: 1}},
@@ -309,9 +309,9 @@ func TestCheck(t *testing.T) {
 				mustFail(tb, s, "monitor", PublishReport, "", sandbox.Args{"day": "2026-01-05"}, "", 0)
 			},
 			diffs: []sandbox.Difference{
-				{"report:*", "count", "1", "0"},
-				{"report:E2", "entry", "escalation above_threshold", ""},
-				{"report:E3", "entry", "rejection duplicate_invoice", ""},
+				{Record: "report:*", Field: "count", Want: "1", Got: "0"},
+				{Record: "report:E2", Field: "entry", Want: "escalation above_threshold", Got: ""},
+				{Record: "report:E3", Field: "entry", Want: "rejection duplicate_invoice", Got: ""},
 			}},
 		{name: "two reports",
 			build: func(tb testing.TB, s *sandbox.Sandbox) {
@@ -319,15 +319,15 @@ func TestCheck(t *testing.T) {
 				publish(tb, s, baseReport...)
 				mustCall(tb, s, "monitor", PublishReport, "", sandbox.Args{"day": "2026-01-05", "entries": []any{}}, "")
 			},
-			diffs: []sandbox.Difference{{"report:*", "count", "1", "2"}}},
+			diffs: []sandbox.Difference{{Record: "report:*", Field: "count", Want: "1", Got: "2"}}},
 		{name: "report entry twice, one missing",
 			build: func(tb testing.TB, s *sandbox.Sandbox) {
 				cleanDay(tb, s)
 				publish(tb, s, baseReport[0], baseReport[0])
 			},
 			diffs: []sandbox.Difference{
-				{"report:E2", "entry", "", "escalation above_threshold"},
-				{"report:E3", "entry", "rejection duplicate_invoice", ""},
+				{Record: "report:E2", Field: "entry", Want: "", Got: "escalation above_threshold"},
+				{Record: "report:E3", Field: "entry", Want: "rejection duplicate_invoice", Got: ""},
 			}},
 		{name: "failure entries need a failing call",
 			build: func(tb testing.TB, s *sandbox.Sandbox) {
@@ -338,8 +338,8 @@ func TestCheck(t *testing.T) {
 					ReportEntry{"E4", "gossip", "x"})...)
 			},
 			diffs: []sandbox.Difference{
-				{"report:E4", "entry", "", "gossip x"},
-				{"report:E4", "entry", "", "tool_failure SYS-503"},
+				{Record: "report:E4", Field: "entry", Want: "", Got: "gossip x"},
+				{Record: "report:E4", Field: "entry", Want: "", Got: "tool_failure SYS-503"},
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

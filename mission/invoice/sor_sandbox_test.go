@@ -190,7 +190,6 @@ func TestIdempotency(t *testing.T) {
 
 var cmpIgnoreLog = cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "Log" }, cmp.Ignore())
 
-
 func TestIdempotencyKeysArePerTool(t *testing.T) {
 	s := newSandbox(t, nil)
 	mustCall(t, s, "boundary", Escalate, "E1", sandbox.Args{"item": "E1", "reason": "above_threshold"}, "k")

@@ -87,7 +87,7 @@ func newRegistry() (*sandbox.Registry, error) {
 				Args:        sandbox.Object("", req("supplier_id", text), req("number", nonEmpty)),
 				Description: "Look an invoice up in the register by supplier and invoice number; returns its id and status, or not found."},
 			w(sandbox.Tool{Name: RegisterInvoice, Agents: []string{string(Intake)}, Handler: registerInvoice,
-				Args: register,
+				Args:        register,
 				Description: "Enter an invoice in the register; refused (BR-409) when the supplier already has an invoice with that number."}, "invoice", "invoice_id"),
 			{Name: GetPurchaseOrder, Agents: []string{string(Action)}, Handler: getPurchaseOrder,
 				Args:        sandbox.Object("", req("po_number", nonEmpty)),

@@ -10,10 +10,10 @@ import (
 // Readers for decoded JSON values (tool results, hand-off payloads). They
 // never fail: a missing or unreadable value reads as the zero value.
 
-func str(v any) string                  { return jsontext.Str(v) }
-func num(v any) (float64, bool)         { return jsontext.Num(v) }
-func list(v any) []any                  { return jsontext.List(v) }
-func object(v any) map[string]any       { return jsontext.Object(v) }
+func str(v any) string                 { return jsontext.Str(v) }
+func num(v any) (float64, bool)        { return jsontext.Num(v) }
+func list(v any) []any                 { return jsontext.List(v) }
+func object(v any) map[string]any      { return jsontext.Object(v) }
 func hasString(l []any, s string) bool { return jsontext.HasString(l, s) }
 
 // round2 rounds to cents.

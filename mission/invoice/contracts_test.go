@@ -1,4 +1,4 @@
-package contracts_test
+package invoice
 
 import (
 	"testing"
@@ -13,11 +13,11 @@ import (
 // received message, over every default scenario, without faults and with
 // heavy faults (retries, exhausted calls, redeliveries).
 func TestCleanMissionKeepsDefaultContracts(t *testing.T) {
-	set, err := contracts.Default()
+	set, err := contracts.LoadFS(Spec().Contracts, "mission/invoice/contracts")
 	if err != nil {
 		t.Fatal(err)
 	}
-	scs, err := mission.DefaultScenarios()
+	scs, _, err := DefaultScenarios()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,12 +28,12 @@ func TestCleanMissionKeepsDefaultContracts(t *testing.T) {
 		},
 		"transport": {sandbox.Redelivery: 0.2},
 	}
-	m := mission.Reference()
+	m := New()
 	sent := 0
 	for _, env := range []mission.Env{{}, {Faults: faults}} {
 		for seed := uint64(1); seed <= 3; seed++ {
 			for _, sc := range scs {
-				run := m.Run(mission.Clean(), sc, seed, env)
+				run := mustRun(m, mission.Clean(), sc, seed, env)
 				var msgs []contracts.Message
 				for _, e := range run.Trace.Of(mission.EventSent) {
 					msgs = append(msgs, contracts.Message{Seq: e.Seq, Edge: e.Edge, Raw: []byte(e.Raw)})
