@@ -100,7 +100,7 @@ func Load(paths ...string) (*Set, error) {
 
 // LoadFS reads the contracts *.yaml directly inside fsys's root (a
 // mission's default contracts), in name order; name prefixes their file
-// names in errors ("mission/invoice/contracts"). A set read from one fsys
+// names in errors ("mission/triage/contracts"). A set read from one fsys
 // pointer (what fs.Sub returns) is compiled once per process: later calls
 // with the same pointer return the same immutable set.
 func LoadFS(fsys fs.FS, name string) (*Set, error) {

@@ -24,7 +24,7 @@ var (
 )
 
 // InputError is a problem with an input file: the file, the line, the
-// field (a dotted path such as "faults.lookup_supplier.latency") and what
+// field (a dotted path such as "faults.get_ticket.latency") and what
 // is wrong. Err, when set, is the underlying error.
 type InputError struct {
 	File    string

@@ -33,7 +33,7 @@ const GoldenFileFormat = 1
 //	      "agent": "intake",
 //	      "item": "E1",
 //	      "input": {"item": "E1", "messages": [ {wire message}, … ]},
-//	      "calls": [{"name": "lookup_supplier", "args": {…}, "attempts": 1, "error": "NF-404"}, …],
+//	      "calls": [{"name": "get_record", "args": {…}, "attempts": 1, "error": "NF-404"}, …],
 //	      "result": {…},
 //	      "emitted": {"intake->action": {wire message}}
 //	    }, …

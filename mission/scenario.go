@@ -70,7 +70,7 @@ type Input struct {
 	Attachment Attachment `json:"attachment,omitempty" yaml:"attachment"`
 }
 
-// Attachment is what an input carries besides its text (an invoice
+// Attachment is what an input carries besides its text (a scanned
 // document, a ticket's fields), in its mission's terms.
 type Attachment interface {
 	// CloneAttachment returns a deep copy.

@@ -13,7 +13,7 @@ import (
 // [Mission.Spec] returns it. Nothing outside the mission keeps a table of
 // its facts: they are read from here.
 type Spec struct {
-	Name    string // "invoice"
+	Name    string // "triage"
 	Version string // the mission's version, recorded with every result
 	Doc     string
 	// Agents in flow order: the order reports, goldens and candidate lists
@@ -101,7 +101,7 @@ const RouteDecision = "route"
 // order the emitter writes them. The consumer's parser reads each with its
 // type and silent default.
 type MessageSpec struct {
-	Kind   string // "invoice.extracted"
+	Kind   string // "ticket.routed"
 	Doc    string
 	Fields []Field
 }

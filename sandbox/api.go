@@ -88,8 +88,8 @@ func (k ErrorKind) String() string { return string(k) }
 var AllErrorKinds = []ErrorKind{ErrTimeout, ErrRefused, ErrUnavailable, ErrRateLimited, ErrForbidden, ErrNotFound, ErrInvalid}
 
 // Error is what a failed tool call returns. Code and Message are realistic
-// (for instance "AUTH-403", "VAL-422 missing field amount", "BR-409
-// duplicate invoice number"); RetryAfter is set on rate limits.
+// (for instance "AUTH-403", "VAL-422 missing field amount", a mission's
+// "BR-409 duplicate number"); RetryAfter is set on rate limits.
 type Error struct {
 	Kind       ErrorKind     `json:"kind"`
 	Code       string        `json:"code"`

@@ -60,13 +60,13 @@ type Tx struct {
 }
 
 // NewID issues the next id of the tool's record kind: its prefix, a dash
-// and a counter of four digits at least ("INV-0001").
+// and a counter of four digits at least ("REF-0001").
 func (tx *Tx) NewID() string { return tx.s.newID(tx.kind) }
 
 // RecordKind is one kind of record whose ids the engine issues.
 type RecordKind struct {
-	Name   string // "invoice", "ticket"
-	Prefix string // of issued ids: "INV" gives "INV-0001"
+	Name   string // "refund", "ticket"
+	Prefix string // of issued ids: "REF" gives "REF-0001"
 	Doc    string
 }
 
