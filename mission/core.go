@@ -70,6 +70,10 @@ type Turn struct {
 
 	r     *runner
 	calls []ToolCall
+	// msg1 and raw1 hold the one message of a per-message turn, so that
+	// the turn's slices cost no allocation of their own.
+	msg1 [1]*Handoff
+	raw1 [1][]byte
 }
 
 // Spec returns the agent's spec (its decisions, slips, rules and result

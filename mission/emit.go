@@ -53,9 +53,9 @@ func (r *runner) emit(k int, item string, result Result, seq int) (*outgoing, er
 	owner = r.seams.Decide(e.From, RouteDecision, item, owner)
 	msg := map[string]any{
 		"id":              "m-" + item + "-" + name + "-" + strconv.Itoa(seq),
-		"edge":            name,
-		"kind":            es.Kind,
-		"schema_version":  r.e.spec.SchemaVersion,
+		"edge":            r.t.nameAny[k],
+		"kind":            r.t.kindAny[k],
+		"schema_version":  r.t.versionAny,
 		"idempotency_key": item + ":" + es.Kind,
 		"next_owner":      []any{owner},
 		"escalation":      escalation,

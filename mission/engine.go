@@ -132,6 +132,13 @@ type tables struct {
 	edgeNames        *jsontext.Keys     // every edge name, shared by the edge reader
 	slipKinds        map[Slip]string    // "slip:" + slip
 	itemField        string
+	box              []int // per agent, its slot among the collecting agents (-1: none)
+	collectors       int
+	// Envelope values boxed once, so that filling an envelope boxes only
+	// what varies per message: per edge its name and kind, and the schema
+	// version.
+	nameAny, kindAny []any
+	versionAny       any
 }
 
 func compile(d Definition) *tables {
@@ -141,8 +148,14 @@ func compile(d Definition) *tables {
 	t.entry = slices.Index(t.agents, s.Entry)
 	t.collect, t.consumes = make([]bool, n), make([]bool, n)
 	t.out, t.in = make([][]int, n), make([][]int, n)
+	t.box = make([]int, n)
 	for i, a := range s.Agents {
 		t.collect[i] = a.Collect
+		t.box[i] = -1
+		if a.Collect {
+			t.box[i] = t.collectors
+			t.collectors++
+		}
 		for _, sl := range a.Slips {
 			t.slipKinds[sl] = "slip:" + string(sl)
 		}
@@ -164,7 +177,9 @@ func compile(d Definition) *tables {
 		t.in[to] = append(t.in[to], k)
 		t.consumes[to] = true
 		edgeNames = append(edgeNames, t.names[f][to])
+		t.nameAny, t.kindAny = append(t.nameAny, t.names[f][to]), append(t.kindAny, e.Kind)
 	}
+	t.versionAny = s.SchemaVersion
 	names := slices.Clone(EnvelopeFields)
 	var add func(fs []Field)
 	add = func(fs []Field) {
@@ -310,12 +325,23 @@ func (r *runner) runAlone(ai int, in CoreInput) (string, Result) {
 	agent := r.t.agents[ai]
 	if r.t.collect[ai] {
 		item = r.day
-		var ti turnInput
-		for _, raw := range in.Messages {
-			if h, ok := r.receive(agent, raw); ok {
-				ti.msgs, ti.raws = append(ti.msgs, h), append(ti.raws, raw)
-				ti.read += len(raw)
+		// The turn's wire bytes are the input's, unless a message is
+		// unreadable: then those of the readable ones.
+		ti := turnInput{msgs: make([]*Handoff, 0, len(in.Messages)), raws: in.Messages}
+		dropped := false
+		for i, raw := range in.Messages {
+			h, ok := r.receive(agent, raw)
+			if !ok {
+				if !dropped {
+					ti.raws, dropped = slices.Clone(in.Messages[:i]), true
+				}
+				continue
 			}
+			ti.msgs = append(ti.msgs, h)
+			if dropped {
+				ti.raws = append(ti.raws, raw)
+			}
+			ti.read += len(raw)
 		}
 		return item, r.turn(ai, r.day, ti)
 	}
@@ -337,7 +363,7 @@ func (r *runner) runAlone(ai int, in CoreInput) (string, Result) {
 		if item == "" {
 			item = h.Item
 		}
-		res = r.turn(ai, h.Item, turnInput{raw: raw, msgs: []*Handoff{h}, read: len(raw)})
+		res = r.turn(ai, h.Item, turnInput{raw: raw, msg: h, read: len(raw)})
 	}
 	return item, res
 }

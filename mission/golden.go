@@ -73,9 +73,7 @@ func (e *engine) RecordGolden(sc *Scenario) ([]Golden, error) {
 			continue
 		}
 		g := r.rec.get(e.t.agents[ai], r.day)
-		if ai < len(r.inboxRaw) {
-			g.Input.Messages = append([][]byte(nil), r.inboxRaw[ai]...)
-		}
+		g.Input.Messages = append([][]byte(nil), r.box(ai).raws...)
 	}
 	if diffs := e.def.Check(sc, r.sb.Snapshot()); len(diffs) > 0 {
 		var b strings.Builder

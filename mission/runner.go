@@ -39,10 +39,11 @@ type runner struct {
 	cur *Turn
 
 	transport transport
-	// inbox and inboxRaw hold, per collecting agent, the messages it
-	// received that day, in order.
-	inbox    [][]*Handoff
-	inboxRaw [][][]byte
+	// boxes hold, per collecting agent (its slot in tables.box), the
+	// messages it received that day, in order; the first few live in the
+	// runner itself.
+	boxes  []inbox
+	boxes0 [2]inbox
 
 	rec  *recorder  // golden recording, or nil
 	stop *stopPoint // fixture set-up: stop before this agent's turn, or nil
@@ -57,6 +58,24 @@ type runner struct {
 	last *Turn
 	// enc encodes wire messages and trace payloads; release hands it back.
 	enc *jsontext.Encoder
+}
+
+// inbox is what a collecting agent received during the day.
+type inbox struct {
+	msgs []*Handoff
+	raws [][]byte
+}
+
+// box returns collecting agent ai's inbox.
+func (r *runner) box(ai int) *inbox {
+	if r.boxes == nil {
+		if n := r.t.collectors; n <= len(r.boxes0) {
+			r.boxes = r.boxes0[:n]
+		} else {
+			r.boxes = make([]inbox, n)
+		}
+	}
+	return &r.boxes[r.t.box[ai]]
 }
 
 // stopPoint names the turn a fixture run stops before.
@@ -171,11 +190,8 @@ func (r *runner) runDay() {
 		if !c || r.err != nil {
 			continue
 		}
-		var in turnInput
-		if ai < len(r.inbox) {
-			in.msgs, in.raws = r.inbox[ai], r.inboxRaw[ai]
-		}
-		r.turn(ai, r.day, in)
+		b := r.box(ai)
+		r.turn(ai, r.day, turnInput{msgs: b.msgs, raws: b.raws})
 	}
 }
 
@@ -195,6 +211,7 @@ func (r *runner) core(ai int) Core {
 type turnInput struct {
 	input *Input
 	raw   []byte
+	msg   *Handoff // the one message of raw
 	raws  [][]byte
 	msgs  []*Handoff
 	read  int
@@ -206,7 +223,12 @@ func (r *runner) turn(ai int, item string, in turnInput) Result {
 	agent := r.t.agents[ai]
 	t := &Turn{Agent: agent, Item: item, Day: r.day, Input: in.input, Messages: in.msgs, Raw: in.raws, r: r}
 	if in.raw != nil {
-		t.Raw = [][]byte{in.raw}
+		t.raw1[0] = in.raw
+		t.Raw = t.raw1[:]
+	}
+	if in.msg != nil {
+		t.msg1[0] = in.msg
+		t.Messages = t.msg1[:]
 	}
 	r.cur = t
 	r.read = in.read

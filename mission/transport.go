@@ -172,12 +172,9 @@ func (r *runner) deliver(d delivery) {
 	}
 	r.event(Event{Kind: EventReceived, Agent: d.to, Item: h.Item, Edge: es, Raw: raw, Parsed: r.marshal(h)})
 	if r.t.collect[to] {
-		if r.inbox == nil {
-			r.inbox, r.inboxRaw = make([][]*Handoff, len(r.t.agents)), make([][][]byte, len(r.t.agents))
-		}
-		r.inbox[to] = append(r.inbox[to], h)
-		r.inboxRaw[to] = append(r.inboxRaw[to], d.raw)
+		b := r.box(to)
+		b.msgs, b.raws = append(b.msgs, h), append(b.raws, d.raw)
 		return
 	}
-	r.turn(to, h.Item, turnInput{raw: d.raw, msgs: []*Handoff{h}, read: len(d.raw)})
+	r.turn(to, h.Item, turnInput{raw: d.raw, msg: h, read: len(d.raw)})
 }

@@ -23,7 +23,7 @@ func (s *Sandbox) newID(k int) string {
 // initCounters starts each counter after the highest id of its kind already
 // in the initial state, so issued ids never collide with authored ones.
 func (s *Sandbox) initCounters() {
-	s.st.Records.IDs(s.seen)
+	s.st.Records.IDs(s.seenFn)
 }
 
 func (s *Sandbox) seen(k int, id string) {

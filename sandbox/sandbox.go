@@ -30,7 +30,8 @@ type Sandbox struct {
 	next    []int               // last id number issued per record kind
 	fired   []Fired
 	tx      Tx
-	free    bool // recycled: in the pool, not to be recycled again
+	seenFn  func(kind int, id string) // s.seen, bound once
+	free    bool                      // recycled: in the pool, not to be recycled again
 }
 
 // New returns a sandbox over reg holding a deep copy of initial, injecting
@@ -47,6 +48,7 @@ func New(reg *Registry, initial *State, cfg Config, dice Dice, clock *Clock) *Sa
 		s.rates = make([][numDrawn]float64, len(reg.tools))
 		s.idem = make([]map[string]Result, len(reg.tools))
 		s.next = make([]int, len(reg.kinds))
+		s.seenFn = s.seen
 	}
 	s.dice, s.clock, s.latency, s.free = dice, clock, cfg.Latency, false
 	reg.compileRates(s.rates, cfg.Faults)
