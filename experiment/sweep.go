@@ -23,7 +23,8 @@ import (
 
 // Options set up a [Run].
 type Options struct {
-	// ProtocolPath is the protocol file; "" runs the embedded default.
+	// ProtocolPath is the protocol file; "" runs the default mission's
+	// default protocol.
 	ProtocolPath string
 	// OutDir is where a new run folder is made, named
 	// <name>-<seed>-<first 8 hex of the protocol hash> (plus -t<trials>

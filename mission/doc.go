@@ -1,8 +1,8 @@
 // Package mission is baton's kernel: what every mission is made of and the
 // engine that runs one. It knows agents, edges, hand-offs, seams, tools,
 // records and traces, never what a mission's records or messages mean; a
-// mission is a package beside it (mission/<name>, the reference mission among them)
-// that describes itself as data and supplies its cores.
+// mission is a package beside it (mission/<name>, the reference mission
+// among them) that describes itself as data and supplies its cores.
 //
 // # A mission
 //

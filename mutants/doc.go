@@ -59,6 +59,6 @@
 // parameters, a hand-off class without an edge, a control with an edge, an
 // agent that is neither end of its retry operator's edge and duplicate ids
 // are errors naming file, line and entry.
-// [Default] reads the embedded catalogue.yaml; [Load] reads a user file that
-// replaces or extends it.
+// [Default] reads a mission's default catalogue (its Spec.Catalogue); [Load]
+// reads a user file that replaces or extends it.
 package mutants
