@@ -161,7 +161,7 @@ func (s SystemScore) failures() int {
 // the records allow it, or says why not.
 func matchedBudget(systems []SystemScore, recs []coordination.Record, by map[string][]int) (*coordination.BudgetComparison, string) {
 	if len(systems) != 2 {
-		return nil, fmt.Sprintf("not compared: %d systems in the file, want one multi-agent and one single-agent", len(systems))
+		return nil, fmt.Sprintf("not compared: %s in the file, want one multi-agent and one single-agent", plural(len(systems), "system"))
 	}
 	multi, single := systems[0], systems[1]
 	if multi.Agents[1] == 1 {

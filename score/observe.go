@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 )
 
 // Kind is what a file given to `baton score` records.
@@ -35,11 +34,7 @@ func ParseKind(s string) (Kind, error) {
 			return k, nil
 		}
 	}
-	names := make([]string, len(AllKinds))
-	for i, k := range AllKinds {
-		names[i] = string(k)
-	}
-	return "", fmt.Errorf("kind %q: want one of %s", s, strings.Join(names, ", "))
+	return "", fmt.Errorf("kind %q: want one of %s", s, joinNames(AllKinds))
 }
 
 // observationReport is the report of one kind of observation.
