@@ -1,7 +1,7 @@
 package score
 
 import (
-	"errors"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -110,12 +110,7 @@ func TestCoordinationNotCompared(t *testing.T) {
 
 func TestReadCoordinationErrors(t *testing.T) {
 	ok := `{"trial":"t","agents":[{"id":"a"}]}`
-	tests := []struct {
-		name    string
-		input   string
-		wantErr error
-		wantMsg string
-	}{
+	tests := []readErrorCase{
 		{"unknown agent", ok + "\n" + `{"trial":"u","agents":[{"id":"a"}],"work":[{"id":"w","agent":"b","key":"k"}]}`, ErrBadValue,
 			`c.jsonl:2: work[0].agent: unknown agent "b"`},
 		{"duplicate trial", ok + "\n" + ok, ErrDuplicateID, `c.jsonl:2: trial: duplicate trial "t" (first on line 1)`},
@@ -126,17 +121,10 @@ func TestReadCoordinationErrors(t *testing.T) {
 		{"misspelt key", `{"trial":"t","handoffs":[{"id":"h","from":"a","to":"a","sent":[],"requried":[]}]}`, ErrUnknownKey,
 			`c.jsonl:1: handoffs[0].requried: unknown key "requried" (want one of: from, id, read, required, sent, to)`},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := ReadCoordination(strings.NewReader(tt.input), "c.jsonl")
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("err = %v, want %v", err, tt.wantErr)
-			}
-			if diff := cmp.Diff(tt.wantMsg, err.Error()); diff != "" {
-				t.Errorf("message (-want +got):\n%s", diff)
-			}
-		})
-	}
+	checkReadErrors(t, tests, func(r io.Reader) error {
+		_, err := ReadCoordination(r, "c.jsonl")
+		return err
+	})
 }
 
 func FuzzReadCoordination(f *testing.F) {

@@ -1,7 +1,7 @@
 package score
 
 import (
-	"errors"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -101,12 +101,7 @@ func TestScoreKnowledgeMissingAttempts(t *testing.T) {
 
 func TestReadKnowledgeErrors(t *testing.T) {
 	ok := `{"case":"A","interface":"full_context","stages":{"availability":"pass"}}`
-	tests := []struct {
-		name    string
-		input   string
-		wantErr error
-		wantMsg string
-	}{
+	tests := []readErrorCase{
 		{"same case and interface twice", ok + "\n" + ok, ErrDuplicateID, `k.jsonl:2: case: case "A" under full_context given twice (first on line 1)`},
 		{"unknown interface", `{"case":"A","interface":"rag","stages":{}}`, ErrBadValue,
 			`k.jsonl:1: interface: "rag": want one of normal_retrieval, oracle_documents, full_context, alternative_search`},
@@ -120,17 +115,10 @@ func TestReadKnowledgeErrors(t *testing.T) {
 			"k.jsonl:1: cost_usd: -0.5: want 0 or more"},
 		{"missing case", `{"interface":"full_context","stages":{}}`, ErrMissingID, "k.jsonl:1: case: missing case id"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := ReadKnowledge(strings.NewReader(tt.input), "k.jsonl")
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("err = %v, want %v", err, tt.wantErr)
-			}
-			if diff := cmp.Diff(tt.wantMsg, err.Error()); diff != "" {
-				t.Errorf("message (-want +got):\n%s", diff)
-			}
-		})
-	}
+	checkReadErrors(t, tests, func(r io.Reader) error {
+		_, err := ReadKnowledge(r, "k.jsonl")
+		return err
+	})
 }
 
 func FuzzReadKnowledge(f *testing.F) {

@@ -80,31 +80,24 @@ func mainObservations(path string, opt Options, out io.Writer) error {
 func scoreKind(r io.Reader, name string, kind Kind) (observationReport, error) {
 	switch kind {
 	case KindSkills:
-		reqs, err := ReadSkills(r, name)
-		if err != nil {
-			return nil, err
-		}
-		return ScoreSkills(reqs), nil
+		return readAndScore(r, name, ReadSkills, ScoreSkills)
 	case KindVoice:
-		vf, err := ReadVoice(r, name)
-		if err != nil {
-			return nil, err
-		}
-		return ScoreVoice(vf), nil
+		return readAndScore(r, name, ReadVoice, ScoreVoice)
 	case KindKnowledge:
-		atts, err := ReadKnowledge(r, name)
-		if err != nil {
-			return nil, err
-		}
-		return ScoreKnowledge(atts), nil
+		return readAndScore(r, name, ReadKnowledge, ScoreKnowledge)
 	case KindCoordination:
-		recs, err := ReadCoordination(r, name)
-		if err != nil {
-			return nil, err
-		}
-		return ScoreCoordination(recs), nil
+		return readAndScore(r, name, ReadCoordination, ScoreCoordination)
 	}
 	return nil, fmt.Errorf("kind %q is not an observation kind", kind)
+}
+
+// readAndScore reads r with read and scores what it read with score.
+func readAndScore[T any, R observationReport](r io.Reader, name string, read func(io.Reader, string) (T, error), score func(T) R) (observationReport, error) {
+	v, err := read(r, name)
+	if err != nil {
+		return nil, err
+	}
+	return score(v), nil
 }
 
 // writeJSON writes v as indented JSON.

@@ -3,6 +3,7 @@ package score
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -141,12 +142,7 @@ func TestSkillsUnknowns(t *testing.T) {
 
 func TestReadSkillsErrors(t *testing.T) {
 	ok := `{"request":"A","required_skill":"s","activated":["s"]}`
-	tests := []struct {
-		name    string
-		input   string
-		wantErr error
-		wantMsg string
-	}{
+	tests := []readErrorCase{
 		{"byte order mark", "\xEF\xBB\xBF" + ok, ErrBOM, "skills.jsonl:1: starts with a UTF-8 byte order mark: save the file without it"},
 		{"unknown key", ok + "\n" + `{"request":"B","activated":[],"exectuion":"success"}`, ErrUnknownKey,
 			`skills.jsonl:2: exectuion: unknown key "exectuion" (want one of: activated, condition, execution, loads, request, required_skill, side_effects)`},
@@ -164,17 +160,10 @@ func TestReadSkillsErrors(t *testing.T) {
 		{"execution not a string", `{"request":"A","execution":true}`, ErrBadField, "skills.jsonl:1: execution: want string, got boolean"},
 		{"not JSON", ok + "\nnope", ErrNotJSON, "skills.jsonl:2: not JSON: invalid character 'o' in literal null (expecting 'u')"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := ReadSkills(strings.NewReader(tt.input), "skills.jsonl")
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("err = %v, want %v", err, tt.wantErr)
-			}
-			if diff := cmp.Diff(tt.wantMsg, err.Error()); diff != "" {
-				t.Errorf("message (-want +got):\n%s", diff)
-			}
-		})
-	}
+	checkReadErrors(t, tests, func(r io.Reader) error {
+		_, err := ReadSkills(r, "skills.jsonl")
+		return err
+	})
 	if _, err := ReadSkills(strings.NewReader("\n\n"), "empty.jsonl"); !errors.Is(err, ErrNoRecords) {
 		t.Errorf("empty file: err = %v, want %v", err, ErrNoRecords)
 	}
@@ -239,5 +228,29 @@ func roundTrip[T any](tb testing.TB, recs []T, read func(string) ([]T, error)) {
 	}
 	if diff := cmp.Diff(recs, again); diff != "" {
 		tb.Fatalf("round trip (-first +again):\n%s", diff)
+	}
+}
+
+// readErrorCase is a bad input and the error it must give.
+type readErrorCase struct {
+	name    string
+	input   string
+	wantErr error
+	wantMsg string
+}
+
+// checkReadErrors reads each case's input with read and wants its error.
+func checkReadErrors(t *testing.T, tests []readErrorCase, read func(r io.Reader) error) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := read(strings.NewReader(tt.input))
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			if diff := cmp.Diff(tt.wantMsg, err.Error()); diff != "" {
+				t.Errorf("message (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -2,7 +2,7 @@ package score
 
 import (
 	"encoding/json"
-	"errors"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -94,12 +94,7 @@ func TestOrderingCheck(t *testing.T) {
 
 func TestReadVoiceErrors(t *testing.T) {
 	head := "{\n\"constraints\": [{\"id\": \"c\", \"event\": \"act\", \"relation\": \"after\", \"reference\": \"end\"}],\n\"tasks\": [\n"
-	tests := []struct {
-		name    string
-		input   string
-		wantErr error
-		wantMsg string
-	}{
+	tests := []readErrorCase{
 		{"missing bound", head + "{\"task\": \"t\", \"clock\": \"rec\", \"events\": [\n{\"type\": \"act\", \"at_ms\": 1, \"bound_ms\": 5},\n{\"type\": \"end\", \"at_ms\": 2}]}]}", ErrBadValue,
 			"voice.json:6: tasks[0].events[1].bound_ms: missing bound: give the ± of the timestamp (0 if exact)"},
 		{"negative bound", head + "{\"task\": \"t\", \"clock\": \"rec\", \"events\": [\n{\"type\": \"act\", \"at_ms\": 1, \"bound_ms\": -5}]}]}", ErrBadValue,
@@ -123,17 +118,10 @@ func TestReadVoiceErrors(t *testing.T) {
 		{"two documents", head + "{\"task\": \"t\", \"clock\": \"rec\", \"events\": []}]}\n{}", ErrNotJSON,
 			"voice.json:5: not JSON: object after the top-level object"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := ReadVoice(strings.NewReader(tt.input), "voice.json")
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("err = %v, want %v", err, tt.wantErr)
-			}
-			if diff := cmp.Diff(tt.wantMsg, err.Error()); diff != "" {
-				t.Errorf("message (-want +got):\n%s", diff)
-			}
-		})
-	}
+	checkReadErrors(t, tests, func(r io.Reader) error {
+		_, err := ReadVoice(r, "voice.json")
+		return err
+	})
 }
 
 func FuzzReadVoice(f *testing.F) {
