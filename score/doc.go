@@ -18,6 +18,16 @@
 //     only, validated first on the runs that do have a truth
 //     ([Report.ApplyJudge]).
 //
+// With another [Kind] (`baton score --kind`), [Main] scores observations
+// from systems baton does not run, each read strictly ([ReadSkills],
+// [ReadVoice], [ReadKnowledge], [ReadCoordination]) and reported as rates
+// with count, n and a 95% Wilson interval ([Rate], [Figure]): skill
+// selection, loading and execution ([ScoreSkills]); ordering constraints
+// over event timelines with timestamp bounds ([ScoreVoice]); the stage at
+// which a knowledge-to-action attempt failed, per interface
+// ([ScoreKnowledge]); and the eight coordination dimensions of package
+// coordination ([ScoreCoordination]).
+//
 // [Main] is the entry point of `baton score`. Design A of the harness uses
 // [Trajectory] directly for its per-agent scorecards.
 package score

@@ -13,6 +13,7 @@ import (
 
 // Options are the settings of `baton score`.
 type Options struct {
+	Kind      Kind        // what the file records; "" means KindRuns
 	JSON      bool        // print JSON instead of tables
 	NoJudge   bool        // skip the judge; not an error
 	KeepGoing bool        // skip and count bad input lines
@@ -37,7 +38,9 @@ func (e *NeedJudgeError) Error() string {
 		e.Unscoreable, strings.Join(e.Missing, " and "), EnvJudgeAPIKey)
 }
 
-// Main scores the runs in the JSON Lines file at path and prints the report.
+// Main scores the runs in the JSON Lines file at path and prints the report;
+// with another opt.Kind it scores that kind of observation instead (see
+// [Kind]), without a judge.
 //
 // The judge runs only when some run is unscoreable. Without an endpoint the
 // deterministic part is printed and a [*NeedJudgeError] returned, unless
@@ -47,6 +50,9 @@ func Main(ctx context.Context, path string, opt Options) error {
 	out := opt.Stdout
 	if out == nil {
 		out = os.Stdout
+	}
+	if opt.Kind != "" && opt.Kind != KindRuns {
+		return mainObservations(path, opt, out)
 	}
 	env := opt.Env
 	if env == nil {
