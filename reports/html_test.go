@@ -76,9 +76,10 @@ func TestHTMLDrillDown(t *testing.T) {
 		ids[m[1]] = true
 	}
 	links := regexp.MustCompile(`href="#(cell-\d+)"`).FindAllStringSubmatch(html, -1)
-	// 3 designs × 5 classes × 4 matrices (detection, raw, exact, adjacent).
-	if len(links) != 60 || len(ids) != 15 {
-		t.Errorf("%d cell links to %d anchors, want 60 links to 15", len(links), len(ids))
+	// 3 designs × 5 classes × 5 matrices (detection, trial level, raw,
+	// exact, adjacent).
+	if len(links) != 75 || len(ids) != 15 {
+		t.Errorf("%d cell links to %d anchors, want 75 links to 15", len(links), len(ids))
 	}
 	for _, l := range links {
 		if !ids[l[1]] {
