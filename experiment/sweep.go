@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,9 +35,13 @@ type Options struct {
 	Workers int
 	// Seed and Trials, when set, override the protocol's (recorded in the
 	// manifest; the run folder of another seed or trial count is another
-	// run).
+	// run). A locked protocol refuses them unless Deviate says why.
 	Seed   *uint64
 	Trials int
+	// Deviate is the reason a run of a locked protocol overrides its
+	// settings; each deviation is recorded with it in the manifest and at
+	// the top of every report.
+	Deviate string
 	// Resume continues the run in an existing run folder, skipping the
 	// items it already stores.
 	Resume bool
@@ -105,14 +110,15 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 
 	// The protocol: lock, load, overrides.
 	var p *Protocol
-	locked := false
+	var lock *InputTree
+	var legacyLock error
 	absPath := ""
 	if opt.ProtocolPath == "" {
 		p = DefaultProtocol()
 	} else {
 		var err error
-		if locked, err = CheckLock(opt.ProtocolPath); err != nil {
-			return nil, fmt.Errorf("run: %w", err)
+		if lock, legacyLock = readLock(opt.ProtocolPath); lock == nil && legacyLock != nil {
+			return nil, fmt.Errorf("run: %w", legacyLock)
 		}
 		if p, err = LoadProtocol(opt.ProtocolPath); err != nil {
 			return nil, fmt.Errorf("run: %w", err)
@@ -122,14 +128,9 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		}
 	}
 	trialsOverride := opt.Trials > 0 && opt.Trials != p.Trials
-	if opt.Trials < 0 {
-		return nil, fmt.Errorf("run: trials %d: want at least 1", opt.Trials)
-	}
-	if opt.Trials > 0 {
-		p.Trials = opt.Trials
-	}
-	if opt.Seed != nil {
-		p.Seed = *opt.Seed
+	devs, err := overrides(p, opt)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
 	}
 
 	runDir := opt.RunDir
@@ -165,11 +166,33 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		}
 		resolvePath = inputResolver(runDir, man.Inputs)
 	}
+	if devs, err = deviations(opt.ProtocolPath, lock != nil, devs, opt.Deviate, man); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
 
-	// Everything is checked before any work starts.
+	// Everything is checked before any work starts: the plan, what would
+	// discard the run late, and what the run reads against the lock (on a
+	// resume, the run folder's copies, which must still be what it
+	// started with).
 	pl, err := resolve(p, st, resolvePath)
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
+	}
+	if err := checkRunnable(p, pl); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	tree, err := inputTree(p, pl, resolvePath)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	if lock != nil {
+		if err := checkTree(opt.ProtocolPath, lock, legacyLock, tree); err != nil {
+			return nil, fmt.Errorf("run: %w", err)
+		}
+	}
+	if man != nil && man.Tree.Root != "" && man.Tree.Root != tree.Root {
+		return nil, fmt.Errorf("run: %s: %w: its inputs hash to tree %s, the run started with %s (%s)", runDir, ErrProtocolChanged,
+			short(tree.Root), short(man.Tree.Root), strings.Join(diffTrees(man.Tree, tree), "; "))
 	}
 	workers := opt.Workers
 	if workers <= 0 {
@@ -186,7 +209,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if man == nil {
 		man = &Manifest{
 			Schema:   ManifestSchema,
-			Protocol: ManifestProtocol{Name: p.Name, Path: absPath, SHA256: p.SHA256, Locked: locked},
+			Protocol: ManifestProtocol{Name: p.Name, Path: absPath, SHA256: p.SHA256, Locked: lock != nil},
 			Settings: p, Seed: p.Seed, Trials: p.Trials,
 			Started: nowUTC(clock()),
 		}
@@ -196,6 +219,10 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		if man.Inputs, err = copyInputs(p, runDir); err != nil {
 			return nil, fmt.Errorf("run: %w", err)
 		}
+	}
+	man.Tree, man.Deviations = tree, devs
+	if man.Deviations == nil {
+		man.Deviations = []reports.Deviation{}
 	}
 	man.Baton, man.Go = batonVersion(), goVersion()
 	man.Mission = MissionRef{Name: st.Mission.Name(), Version: st.Mission.Version()}
@@ -464,6 +491,7 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 		return nil, fmt.Errorf("aggregated %d items, the plan has %d", a.added, pl.total())
 	}
 	r := a.agg.Results()
+	annotate(r, pl, man)
 	examples := map[string]bool{}
 	for _, ex := range r.Examples {
 		for _, it := range ex.Items {
