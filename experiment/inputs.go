@@ -224,7 +224,6 @@ func formatLock(t InputTree) []byte {
 	return b.Bytes()
 }
 
-
 // errLegacyLock marks a lock written before locks covered the protocol's
 // inputs: it holds the protocol's hash alone.
 var errLegacyLock = fmt.Errorf("the lock holds the protocol file's hash alone (an older baton): it does not cover the files the protocol names; lock the protocol again")

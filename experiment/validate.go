@@ -65,4 +65,3 @@ func checkRunnable(p *Protocol, pl *plan) error {
 	return p.errorf(field, "selects no %s mutant: nothing would validate the harness, and the validity gate would discard the run after all its work (%d mutated builds selected)",
 		mutants.Control, len(pl.builds)-1)
 }
-

@@ -221,8 +221,8 @@ func TestF4(t *testing.T) {
 
 func TestKappaCI(t *testing.T) {
 	tests := []struct {
-		name                      string
-		yy, yn, ny, nn            int
+		name              string
+		yy, yn, ny, nn    int
 		kappa, se, lo, hi float64
 	}{
 		// Bonett DG, statpsych (CRAN) ci.kappa(.05, 31, 12, 4, 58), the
