@@ -244,7 +244,7 @@ func parseLock(file string, data []byte) (InputTree, error) {
 		case strings.HasPrefix(text, "# input "):
 			f := strings.SplitN(strings.TrimPrefix(text, "# input "), " ", 4)
 			var e InputEntry
-			if len(f) != 4 || e.Kind.UnmarshalText([]byte(f[0])) != nil || f[1] == "" || f[2] == "" {
+			if len(f) != 4 || e.Kind.UnmarshalText([]byte(f[0])) != nil || f[1] == "" || f[2] == "" || (e.Kind != KindEmbedded && !isSHA256(f[2])) {
 				return t, fmt.Errorf("%s:%d: want \"# input <kind> <name> <sha256> <path>\", got %q", file, line, text)
 			}
 			e.Name, e.SHA256 = f[1], f[2]
@@ -253,14 +253,15 @@ func parseLock(file string, data []byte) (InputTree, error) {
 			}
 			t.Entries = append(t.Entries, e)
 		case strings.HasPrefix(text, "#"), strings.TrimSpace(text) == "":
-		default:
+		case t.Root != "":
+			// A file's sha256sum line, for sha256sum -c: the tree is in
+			// the comments.
+		default: // a legacy lock: the protocol's line alone
 			fields := strings.Fields(text)
-			if len(fields) < 2 || len(fields[0]) != 64 {
+			if len(fields) < 2 || !isSHA256(fields[0]) {
 				return t, fmt.Errorf("%s:%d: want \"<sha256>  <file>\", got %q", file, line, text)
 			}
-			if t.Root == "" { // a legacy lock: the protocol's line alone
-				t.Entries = append(t.Entries, InputEntry{Name: "protocol", Kind: KindProtocol, Path: fields[1], SHA256: strings.ToLower(fields[0])})
-			}
+			t.Entries = append(t.Entries, InputEntry{Name: "protocol", Kind: KindProtocol, Path: fields[1], SHA256: strings.ToLower(fields[0])})
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -273,6 +274,19 @@ func parseLock(file string, data []byte) (InputTree, error) {
 		return t, fmt.Errorf("%s: %w", file, errLegacyLock)
 	}
 	return t, nil
+}
+
+// isSHA256 reports whether s is a hex SHA-256.
+func isSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // diffTrees lists, for a mismatch, each input whose hash differs, is new

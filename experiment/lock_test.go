@@ -278,3 +278,31 @@ func TestLockedRunRefusesEditedCatalogue(t *testing.T) {
 		t.Error("a refused run made its folder")
 	}
 }
+
+// FuzzParseLock: a lock file of any bytes parses or fails cleanly, and a
+// lock formatted from the tree it parsed to parses back to that tree.
+func FuzzParseLock(f *testing.F) {
+	tree := InputTree{Entries: []InputEntry{
+		{Name: "protocol", Kind: KindProtocol, Path: "p.yaml", SHA256: strings.Repeat("a", 64)},
+		{Name: "contracts.files[0]", Kind: KindContracts, Path: "my contracts/", SHA256: strings.Repeat("b", 64),
+			Files: []FileHash{{Path: "x.yaml", SHA256: strings.Repeat("c", 64)}}},
+		{Name: "stack.catalogue", Kind: KindEmbedded, SHA256: "fake-catalogue"},
+	}}
+	tree.seal()
+	f.Add(formatLock(tree))
+	f.Add([]byte(strings.Repeat("d", 64) + "  p.yaml\n"))
+	f.Add([]byte("# baton.lock/v2 root x\n# input nonsense\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := parseLock("f.sha256", data)
+		if err != nil {
+			return
+		}
+		again, err := parseLock("f.sha256", formatLock(got))
+		if err != nil {
+			t.Fatalf("a formatted lock does not parse: %v", err)
+		}
+		if again.Root != got.Root || len(again.Entries) != len(got.Entries) {
+			t.Fatalf("round trip: %+v, then %+v", got, again)
+		}
+	})
+}
