@@ -306,3 +306,29 @@ func FuzzParseLock(f *testing.F) {
 		}
 	})
 }
+
+// TestResumeRefusesAChangedCopy: a resumed run reads the run folder's
+// copies, which must still hash to the tree the run started with.
+func TestResumeRefusesAChangedCopy(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "p.yaml")
+	writeFile(t, path, "name: x\nscenarios:\n  ids: [S01]\ntrials: 1\nmutants:\n  catalogue: cat.yaml\n  mode: replace\n")
+	writeFile(t, filepath.Join(dir, "cat.yaml"), controlOnly)
+	opt := Options{ProtocolPath: path, RunDir: filepath.Join(dir, "run"), Workers: 1, Logger: zerolog.Nop()}
+	if _, err := Run(context.Background(), opt); err != nil && !errors.As(err, new(*DiscardedError)) {
+		t.Fatal(err)
+	}
+	m, err := ReadManifest(opt.RunDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := m.Tree.entry("mutants.catalogue"); !ok || e.SHA256 != HashBytes([]byte(controlOnly)) || len(m.Tree.Root) != 64 {
+		t.Fatalf("manifest tree %+v: want the catalogue entry", m.Tree)
+	}
+	copyFile := filepath.Join(opt.RunDir, m.Inputs[0].Copy)
+	writeFile(t, copyFile, controlOnly+"  # edited\n")
+	opt.Resume = true
+	if _, err := Run(context.Background(), opt); !errors.Is(err, ErrProtocolChanged) || !strings.Contains(err.Error(), "mutants.catalogue") {
+		t.Errorf("resume with a changed copy = %v, want ErrProtocolChanged naming the catalogue", err)
+	}
+}

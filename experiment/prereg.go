@@ -74,6 +74,42 @@ func sameDeviations(recorded, devs []reports.Deviation) bool {
 	})
 }
 
+// lockState is a protocol's lock as a run read it: its tree (nil for
+// none) and, for a legacy lock, the error saying so.
+type lockState struct {
+	tree   *InputTree
+	legacy error
+}
+
+// preflight checks, before any work, everything a run can be refused for:
+// the plan, what would discard the run late ([checkRunnable]), what the
+// run reads against the lock (on a resume, the run folder's copies, read
+// through path) and, on a resume, against the tree the run started with.
+// It returns the plan and the tree.
+func preflight(p *Protocol, st *Stack, path func(string) string, protocolPath string, lock lockState, runDir string, man *Manifest) (*plan, InputTree, error) {
+	pl, err := resolve(p, st, path)
+	if err != nil {
+		return nil, InputTree{}, err
+	}
+	if err := checkRunnable(p, pl); err != nil {
+		return nil, InputTree{}, err
+	}
+	tree, err := inputTree(p, pl, path)
+	if err != nil {
+		return nil, tree, err
+	}
+	if lock.tree != nil {
+		if err := checkTree(protocolPath, lock.tree, lock.legacy, tree); err != nil {
+			return nil, tree, err
+		}
+	}
+	if man != nil && man.Tree.Root != "" && man.Tree.Root != tree.Root {
+		return nil, tree, fmt.Errorf("%s: %w: its inputs hash to tree %s, the run started with %s (%s)", runDir, ErrProtocolChanged,
+			short(tree.Root), short(man.Tree.Root), strings.Join(diffTrees(man.Tree, tree), "; "))
+	}
+	return pl, tree, nil
+}
+
 // annotate gives a run's results what the aggregation does not know: the
 // pre-registration (locked, the inputs' hash tree, deviations) and the
 // methods (mission, cores, designs).

@@ -11,7 +11,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -170,29 +169,10 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		return nil, fmt.Errorf("run: %w", err)
 	}
 
-	// Everything is checked before any work starts: the plan, what would
-	// discard the run late, and what the run reads against the lock (on a
-	// resume, the run folder's copies, which must still be what it
-	// started with).
-	pl, err := resolve(p, st, resolvePath)
+	// Everything is checked before any work starts.
+	pl, tree, err := preflight(p, st, resolvePath, opt.ProtocolPath, lockState{lock, legacyLock}, runDir, man)
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
-	}
-	if err := checkRunnable(p, pl); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	tree, err := inputTree(p, pl, resolvePath)
-	if err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	if lock != nil {
-		if err := checkTree(opt.ProtocolPath, lock, legacyLock, tree); err != nil {
-			return nil, fmt.Errorf("run: %w", err)
-		}
-	}
-	if man != nil && man.Tree.Root != "" && man.Tree.Root != tree.Root {
-		return nil, fmt.Errorf("run: %s: %w: its inputs hash to tree %s, the run started with %s (%s)", runDir, ErrProtocolChanged,
-			short(tree.Root), short(man.Tree.Root), strings.Join(diffTrees(man.Tree, tree), "; "))
 	}
 	workers := opt.Workers
 	if workers <= 0 {

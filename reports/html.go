@@ -134,12 +134,10 @@ func HTML(r *Results) ([]byte, error) {
 // whose items link to their traces ([Results.TracePattern]) or show the
 // command that regenerates them. Every string is escaped by html/template,
 // and every label inside the SVG by vgsvg.
-func WriteHTML(out io.Writer, r *Results) error {
-	r = r.normalised()
-	designs, classes := designsAndClasses(r)
-	v := htmlView{R: r, ClassNames: classes}
-
-	anchor := make(map[[2]string]string)
+// figures builds the detection and localisation matrices and heat maps,
+// each cell linked to its drill-down anchor.
+func (v *htmlView) figures(designs, classes []string, anchor map[[2]string]string) error {
+	r := v.R
 	det := make(map[[2]string]DetectionRow)
 	loc := make(map[[2]string]LocalisationRow)
 	for _, d := range r.Detection {
@@ -148,43 +146,6 @@ func WriteHTML(out io.Writer, r *Results) error {
 	for _, l := range r.Localisation {
 		loc[[2]string{l.Design, l.Class}] = l
 	}
-	for _, d := range designs {
-		for _, c := range classes {
-			a := fmt.Sprintf("cell-%d", len(v.Drills)+1)
-			anchor[[2]string{d, c}] = a
-			dr := drill{Anchor: a, Design: d, Class: c}
-			for _, m := range r.DetectionByMutant {
-				if m.Design == d && m.Class == c {
-					dr.Mutants = append(dr.Mutants, m)
-				}
-			}
-			for _, ex := range r.Examples {
-				if ex.Design != d || ex.Class != c {
-					continue
-				}
-				run := drillRun{Build: ex.Build, Trial: ex.Trial, TopBlame: ex.TopBlame, Location: ex.Location,
-					Raw: ex.Raw, Detected: ex.Detected, Exact: ex.Exact, Adjacent: ex.Adjacent, More: ex.MoreItems}
-				for _, it := range ex.Items {
-					di := drillItem{Scenario: it.Scenario, New: it.New}
-					if _, listed := slices.BinarySearch(r.TraceItems, it.ID); listed || len(r.TraceItems) == 0 {
-						di.URL = traceURL(r.TracePattern, ex, it.Scenario)
-					}
-					if di.URL == "" {
-						di.Command = replayCommand(it.ID)
-					}
-					run.Items = append(run.Items, di)
-				}
-				dr.Runs = append(dr.Runs, run)
-			}
-			for _, s := range r.DetectionByScenario {
-				if s.Design == d && s.Class == c && s.RawDetected > 0 {
-					dr.Scenarios = append(dr.Scenarios, s)
-				}
-			}
-			v.Drills = append(v.Drills, dr)
-		}
-	}
-
 	// A cell is a clustered figure (rate, interval, mutants) and, after it,
 	// the trial-level count it stands on, or the trial-level figure alone.
 	type fig struct {
@@ -251,7 +212,61 @@ func WriteHTML(out io.Writer, r *Results) error {
 	v.Deviations = deviationLines(r.Protocol)
 	v.ControlEvidence = controlEvidence(r)
 	v.Methods = methodsSection(r)
+	return nil
+}
 
+// drillDown builds the drill-down section, one per design × class cell,
+// and returns each cell's anchor.
+func (v *htmlView) drillDown(designs, classes []string) map[[2]string]string {
+	r := v.R
+	anchor := make(map[[2]string]string)
+	for _, d := range designs {
+		for _, c := range classes {
+			a := fmt.Sprintf("cell-%d", len(v.Drills)+1)
+			anchor[[2]string{d, c}] = a
+			dr := drill{Anchor: a, Design: d, Class: c}
+			for _, m := range r.DetectionByMutant {
+				if m.Design == d && m.Class == c {
+					dr.Mutants = append(dr.Mutants, m)
+				}
+			}
+			for _, ex := range r.Examples {
+				if ex.Design != d || ex.Class != c {
+					continue
+				}
+				run := drillRun{Build: ex.Build, Trial: ex.Trial, TopBlame: ex.TopBlame, Location: ex.Location,
+					Raw: ex.Raw, Detected: ex.Detected, Exact: ex.Exact, Adjacent: ex.Adjacent, More: ex.MoreItems}
+				for _, it := range ex.Items {
+					di := drillItem{Scenario: it.Scenario, New: it.New}
+					if _, listed := slices.BinarySearch(r.TraceItems, it.ID); listed || len(r.TraceItems) == 0 {
+						di.URL = traceURL(r.TracePattern, ex, it.Scenario)
+					}
+					if di.URL == "" {
+						di.Command = replayCommand(it.ID)
+					}
+					run.Items = append(run.Items, di)
+				}
+				dr.Runs = append(dr.Runs, run)
+			}
+			for _, s := range r.DetectionByScenario {
+				if s.Design == d && s.Class == c && s.RawDetected > 0 {
+					dr.Scenarios = append(dr.Scenarios, s)
+				}
+			}
+			v.Drills = append(v.Drills, dr)
+		}
+	}
+	return anchor
+}
+
+func WriteHTML(out io.Writer, r *Results) error {
+	r = r.normalised()
+	designs, classes := designsAndClasses(r)
+	v := htmlView{R: r, ClassNames: classes}
+	anchor := v.drillDown(designs, classes)
+	if err := v.figures(designs, classes, anchor); err != nil {
+		return err
+	}
 	var cleanCurves, buildCurves []curve
 	for _, x := range r.PassKByCategory {
 		if x.Build != CleanBuild {

@@ -299,6 +299,13 @@ func Tables(r *Results) []Table {
 		})})
 
 	ts = append(ts, matcherTable(r.TrajectoryMatchers))
+	ts = append(ts, reliabilityTables(r)...)
+	return append(ts, comparisonTables(r)...)
+}
+
+// reliabilityTables are false_alarms, pass_k, pass_k_by_category and cost.
+func reliabilityTables(r *Results) []Table {
+	var ts []Table
 
 	ts = append(ts, Table{Name: "false_alarms", Header: []string{"design", "flagged", "n", "rate", "ci_low", "ci_high",
 		"explained_by_slip", "explained_by_fault", "unexplained", "unexplained_rate", "unexplained_ci_low", "unexplained_ci_high"},
@@ -350,6 +357,13 @@ func Tables(r *Results) []Table {
 				x.Money.String(), x.MoneyPerSuite.String(), x.Currency}
 		})})
 
+	return ts
+}
+
+// comparisonTables are paired, paired_by_mutant, blames, agreement,
+// mutants and, when r carries them, suite_runs.
+func comparisonTables(r *Results) []Table {
+	var ts []Table
 	ts = append(ts, Table{Name: "paired", Header: []string{"a", "b", "class", "units", "diff", "diff_ci_low", "diff_ci_high",
 		"mutants_more_a", "mutants_more_b", "p_value", "p_holm", "n", "both", "only_a", "only_b", "neither", "trial_p_value", "trial_p_holm"},
 		Rows: rowsOf(r.Paired, func(x *PairedRow) []string {
