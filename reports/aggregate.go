@@ -72,6 +72,11 @@ type spend struct {
 // an agent.
 type blameTally struct{ flagged, edge, agent int }
 
+func isEdge(loc string) bool {
+	_, ok := mission.Location(loc).Edge()
+	return ok
+}
+
 func (t *blameTally) add(blame []string) {
 	if len(blame) == 0 {
 		return
@@ -79,9 +84,11 @@ func (t *blameTally) add(blame []string) {
 	t.flagged++
 	edge, agent := false, false
 	for _, b := range blame {
-		if _, ok := mission.Location(b).Edge(); ok {
+		switch {
+		case b == "":
+		case strings.Contains(b, "->") && isEdge(b): // a cheap test first: parsing a non-edge allocates its error
 			edge = true
-		} else if b != "" {
+		default:
 			agent = true
 		}
 	}
