@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -226,7 +227,7 @@ func formatLock(t InputTree) []byte {
 
 // errLegacyLock marks a lock written before locks covered the protocol's
 // inputs: it holds the protocol's hash alone.
-var errLegacyLock = fmt.Errorf("the lock holds the protocol file's hash alone (an older baton): it does not cover the files the protocol names; lock the protocol again")
+var errLegacyLock = errors.New("the lock holds the protocol file's hash alone (an older baton): it does not cover the files the protocol names; lock the protocol again")
 
 // parseLock reads a lock file back into its tree. A file of one
 // sha256sum line is a legacy lock: its tree holds the protocol entry only,
