@@ -127,3 +127,5 @@ func (t *instantTimer) Stop()               {}
 func (t *instantTimer) C() <-chan time.Time { return t.c }
 
 func background() context.Context { return context.Background() }
+
+func runtimeGosched() { time.Sleep(time.Millisecond) }
