@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
-	"unicode/utf8"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestCanonical(t *testing.T) {

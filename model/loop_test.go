@@ -236,7 +236,9 @@ func TestLoopStops(t *testing.T) {
 	})
 	t.Run("a tool result is not JSON", func(t *testing.T) {
 		_, err := newTestLoop(t, nil).Run(background(), &direct{p: script}, json.RawMessage(`{}`), 0,
-			func(context.Context, string, json.RawMessage) (json.RawMessage, error) { return json.RawMessage("{oops"), nil })
+			func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+				return json.RawMessage("{oops"), nil
+			})
 		if err == nil || !strings.Contains(err.Error(), "tool lookup_po: result") {
 			t.Errorf("err = %v, want the tool box's bad result named", err)
 		}

@@ -74,7 +74,9 @@ func TestServerModels(t *testing.T) {
 }
 
 func TestServerErrors(t *testing.T) {
-	failing := PlayerFunc(func(context.Context, Request) (Response, error) { return Response{}, errors.New("no policy for this turn") })
+	failing := PlayerFunc(func(context.Context, Request) (Response, error) {
+		return Response{}, errors.New("no policy for this turn")
+	})
 	hs, c := newTestServer(t, map[string]Player{"echo": Echo{}, "failing": failing})
 	if _, err := c.Chat(background(), Request{Model: "gpt-9"}); !errors.Is(err, ErrModelNotFound) || !strings.Contains(err.Error(), "this server serves echo, failing") {
 		t.Errorf("unknown model: err = %v", err)
