@@ -96,7 +96,7 @@ func NewClient(cfg Config, opts ...Option) (*Client, error) {
 		hc:        &http.Client{Transport: t},
 		own:       t,
 		sem:       make(chan struct{}, cfg.Concurrency),
-		red:       NewRedactor(cfg.secrets()...),
+		red:       cfg.Redactor(),
 		now:       time.Now,
 		rng:       rand.New(rand.NewPCG(cfg.JitterSeed, 0x6261746f6e)),
 		reported:  map[string]struct{}{},

@@ -140,6 +140,10 @@ func validateBaseURL(raw string) error {
 	return nil
 }
 
+// Redactor returns the redactor of c's secrets: what a client of c, and
+// anything that prints what it returned, must redact.
+func (c Config) Redactor() *Redactor { return NewRedactor(c.secrets()...) }
+
 // secrets lists what a client must never show: the key, and any password
 // or query value (an "api-key" parameter) in the base URL.
 func (c Config) secrets() []string {

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/baton-lab/baton/model"
 )
 
 const testKey = "sk-test-5ecret-do-not-print-0123456789"
@@ -99,4 +101,14 @@ func recordOf(tb testing.TB, req chatRequest) map[string]any {
 	}
 	tb.Errorf("request has no record")
 	return nil
+}
+
+func newTestClient(tb testing.TB, f *fakeEndpoint) *model.Client {
+	tb.Helper()
+	c, err := NewJudgeClient(f.config(), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(c.Close)
+	return c
 }
