@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -129,3 +130,5 @@ func (t *instantTimer) C() <-chan time.Time { return t.c }
 func background() context.Context { return context.Background() }
 
 func runtimeGosched() { time.Sleep(time.Millisecond) }
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
