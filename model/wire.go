@@ -96,7 +96,7 @@ func encodeRequest(req Request) ([]byte, error) {
 		if len(t.Parameters) > 0 && !json.Valid(t.Parameters) {
 			return nil, fmt.Errorf("encode request: tool %q: parameters are not JSON", t.Name)
 		}
-		w.Tools = append(w.Tools, wireTool{Type: "function", Function: wireToolDef{t.Name, t.Description, t.Parameters}})
+		w.Tools = append(w.Tools, wireTool{Type: "function", Function: wireToolDef(t)})
 	}
 	switch req.ToolChoice {
 	case ToolChoiceDefault:

@@ -65,12 +65,6 @@ func newFakeEndpoint(tb testing.TB, reply func(n int, req chatRequest) (int, str
 	return f
 }
 
-func (f *fakeEndpoint) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.requests)
-}
-
 // config returns a judge config for f with tiny retry intervals.
 func (f *fakeEndpoint) config() JudgeConfig {
 	return JudgeConfig{
