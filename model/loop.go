@@ -40,6 +40,8 @@ type LoopConfig struct {
 	// message (by default it follows the instructions, after resultHint).
 	OmitResultSchema bool
 	// MaxSteps bounds the model calls of one run (0: DefaultMaxSteps).
+	// Tool calls of the last call are still carried out; the run then
+	// ends with AgentTooManySteps.
 	MaxSteps int
 	// MaxRepairs is how many malformed outputs (bad tool calls, bad
 	// final answers) are fed back to the model as errors for it to
