@@ -77,8 +77,8 @@ func Main(ctx context.Context, path string, opt Options) error {
 		judgeErr = &NeedJudgeError{Unscoreable: rep.OutputAccuracy.Unscoreable, Missing: cfg.Missing()}
 	default:
 		judgeErr = runJudge(ctx, rep, runs, cfg, opt)
-		if judgeErr != nil {
-			rep.JudgeNote = "failed (see error)"
+		if judgeErr != nil && rep.JudgeModel == "" {
+			rep.JudgeNote = "failed (see error)" // before any request
 		}
 	}
 	rep.Headline = rep.headline()
@@ -90,8 +90,9 @@ func Main(ctx context.Context, path string, opt Options) error {
 		err = WriteText(&buf, rep)
 	}
 	if err == nil {
-		// A judge's reason comes from a remote model: never let it echo the key.
-		_, err = io.WriteString(out, redactKey(buf.String(), cfg.APIKey))
+		// A judge's reason comes from a remote model: never let it echo
+		// the key, raw or escaped (the client redacted its answers already).
+		_, err = io.WriteString(out, cfg.ModelConfig().Redactor().String(buf.String()))
 	}
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)
@@ -127,10 +128,11 @@ func runJudge(ctx context.Context, rep *Report, runs []Run, cfg JudgeConfig, opt
 		}
 		rubric = string(raw)
 	}
-	client, err := NewClient(cfg, opt.HTTPClient)
+	client, err := NewJudgeClient(cfg, opt.HTTPClient)
 	if err != nil {
 		return err
 	}
+	defer client.Close()
 	return rep.ApplyJudge(ctx, runs, &LLMJudge{Client: client, Rubric: rubric}, cfg.Model)
 }
 
