@@ -36,9 +36,13 @@ type Options struct {
 	Workers int
 	// Seed and Trials, when set, override the protocol's (recorded in the
 	// manifest; the run folder of another seed or trial count is another
-	// run).
+	// run). A locked protocol refuses them unless Deviate says why.
 	Seed   *uint64
 	Trials int
+	// Deviate is the reason a run of a locked protocol overrides its
+	// settings; each deviation is recorded with it in the manifest and at
+	// the top of every report.
+	Deviate string
 	// Resume continues the run in an existing run folder, skipping the
 	// items it already stores.
 	Resume bool
@@ -119,15 +123,16 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 
 	// The protocol: lock, load, overrides.
 	var p *Protocol
-	locked := false
+	var lock *InputTree
+	var legacyLock error
 	absPath := ""
 	if opt.ProtocolPath == "" {
 		if p, err = DefaultProtocol(st.Missions); err != nil {
 			return nil, fmt.Errorf("run: %w", err)
 		}
 	} else {
-		if locked, err = CheckLock(opt.ProtocolPath); err != nil {
-			return nil, fmt.Errorf("run: %w", err)
+		if lock, legacyLock = readLock(opt.ProtocolPath); lock == nil && legacyLock != nil {
+			return nil, fmt.Errorf("run: %w", legacyLock)
 		}
 		if p, err = LoadProtocol(opt.ProtocolPath, st.Missions); err != nil {
 			return nil, fmt.Errorf("run: %w", err)
@@ -137,14 +142,9 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		}
 	}
 	trialsOverride := opt.Trials > 0 && opt.Trials != p.Trials
-	if opt.Trials < 0 {
-		return nil, fmt.Errorf("run: trials %d: want at least 1", opt.Trials)
-	}
-	if opt.Trials > 0 {
-		p.Trials = opt.Trials
-	}
-	if opt.Seed != nil {
-		p.Seed = *opt.Seed
+	devs, err := overrides(p, opt)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
 	}
 
 	runDir := opt.RunDir
@@ -180,9 +180,12 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		}
 		resolvePath = inputResolver(runDir, man.Inputs)
 	}
+	if devs, err = deviations(opt.ProtocolPath, lock != nil, devs, opt.Deviate, man); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
 
 	// Everything is checked before any work starts.
-	pl, err := resolve(p, st, resolvePath)
+	pl, tree, err := preflight(p, st, resolvePath, opt.ProtocolPath, lockState{lock, legacyLock}, runDir, man)
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
@@ -201,7 +204,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if man == nil {
 		man = &Manifest{
 			Schema:   ManifestSchema,
-			Protocol: ManifestProtocol{Name: p.Name, Path: absPath, SHA256: p.SHA256, Locked: locked},
+			Protocol: ManifestProtocol{Name: p.Name, Path: absPath, SHA256: p.SHA256, Locked: lock != nil},
 			Settings: p, Seed: p.Seed, Trials: p.Trials,
 			Started: nowUTC(clock()),
 		}
@@ -211,6 +214,10 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		if man.Inputs, err = copyInputs(p, runDir); err != nil {
 			return nil, fmt.Errorf("run: %w", err)
 		}
+	}
+	man.Tree, man.Deviations = tree, devs
+	if man.Deviations == nil {
+		man.Deviations = []reports.Deviation{}
 	}
 	man.Baton, man.Go = batonVersion(), goVersion()
 	man.Mission = MissionRef{Name: pl.mission.Spec().Name, Version: pl.mission.Spec().Version}
@@ -483,6 +490,7 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 		return nil, fmt.Errorf("aggregated %d items, the plan has %d", a.added, pl.total())
 	}
 	r := a.agg.Results()
+	annotate(r, pl, man)
 	examples := map[string]bool{}
 	for _, ex := range r.Examples {
 		for _, it := range ex.Items {
