@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -120,72 +121,26 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-
-	// The protocol: lock, load, overrides.
-	var p *Protocol
-	var lock *InputTree
-	var legacyLock error
-	absPath := ""
-	if opt.ProtocolPath == "" {
-		if p, err = DefaultProtocol(st.Missions); err != nil {
-			return nil, fmt.Errorf("run: %w", err)
-		}
-	} else {
-		if lock, legacyLock = readLock(opt.ProtocolPath); lock == nil && legacyLock != nil {
-			return nil, fmt.Errorf("run: %w", legacyLock)
-		}
-		if p, err = LoadProtocol(opt.ProtocolPath, st.Missions); err != nil {
-			return nil, fmt.Errorf("run: %w", err)
-		}
-		if absPath, err = filepath.Abs(opt.ProtocolPath); err != nil {
-			return nil, fmt.Errorf("run: %w", err)
-		}
-	}
-	trialsOverride := opt.Trials > 0 && opt.Trials != p.Trials
-	devs, err := overrides(p, opt)
+	rp, err := openProtocol(st, opt)
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-
-	runDir := opt.RunDir
-	if runDir == "" {
-		out := opt.OutDir
-		if out == "" {
-			out = "out"
-		}
-		name := fmt.Sprintf("%s-%d-%s", p.Name, p.Seed, p.SHA256[:8])
-		if trialsOverride {
-			name += "-t" + strconv.Itoa(p.Trials)
-		}
-		runDir = filepath.Join(out, name)
-	}
-
-	// The run folder: new, or this protocol's run to resume.
-	existing, err := folderState(runDir)
+	p := rp.p
+	runDir, man, err := runFolder(rp, opt)
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-	var man *Manifest
 	resolvePath := p.Path
-	if existing {
-		if !opt.Resume {
-			return nil, fmt.Errorf("run: %s: %w", runDir, ErrRunExists)
-		}
-		if man, err = ReadManifest(runDir); err != nil {
-			return nil, fmt.Errorf("run: %s: %w (%v)", runDir, ErrForeignRun, err)
-		}
-		if man.Protocol.SHA256 != p.SHA256 || man.Seed != p.Seed || man.Trials != p.Trials {
-			return nil, fmt.Errorf("run: %s: %w: it ran protocol %s (seed %d, %d trials), this is %s (seed %d, %d trials)",
-				runDir, ErrForeignRun, short(man.Protocol.SHA256), man.Seed, man.Trials, short(p.SHA256), p.Seed, p.Trials)
-		}
+	if man != nil {
 		resolvePath = inputResolver(runDir, man.Inputs)
 	}
-	if devs, err = deviations(opt.ProtocolPath, lock != nil, devs, opt.Deviate, man); err != nil {
+	devs, err := deviations(opt.ProtocolPath, rp.lock.tree != nil, rp.devs, opt.Deviate, man)
+	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
 
 	// Everything is checked before any work starts.
-	pl, tree, err := preflight(p, st, resolvePath, opt.ProtocolPath, lockState{lock, legacyLock}, runDir, man)
+	pl, tree, err := preflight(p, st, resolvePath, opt.ProtocolPath, rp.lock, runDir, man)
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
@@ -197,28 +152,132 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if sample == 0 {
 		sample = DefaultTraceSample
 	}
-
-	if err := os.MkdirAll(runDir, 0o755); err != nil {
+	if man, err = startManifest(rp, runDir, man, clock); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
-	}
-	if man == nil {
-		man = &Manifest{
-			Schema:   ManifestSchema,
-			Protocol: ManifestProtocol{Name: p.Name, Path: absPath, SHA256: p.SHA256, Locked: lock != nil},
-			Settings: p, Seed: p.Seed, Trials: p.Trials,
-			Started: nowUTC(clock()),
-		}
-		if err := writeAtomic(filepath.Join(runDir, ProtocolCopy), p.Raw); err != nil {
-			return nil, fmt.Errorf("run: %w", err)
-		}
-		if man.Inputs, err = copyInputs(p, runDir); err != nil {
-			return nil, fmt.Errorf("run: %w", err)
-		}
 	}
 	man.Tree, man.Deviations = tree, devs
 	if man.Deviations == nil {
 		man.Deviations = []reports.Deviation{}
 	}
+	man.describe(pl, workers)
+	if err := writeManifest(runDir, man); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+
+	sum, err := runStore(ctx, pl, runDir, man, workers, sample, opt)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	man.Finished = nowUTC(clock())
+	if err := writeManifest(runDir, man); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	log.Info().Str("run", runDir).Bool("valid", sum.Valid).Msg("results written")
+	if !sum.Valid {
+		return sum, &reports.DiscardedError{RunDir: runDir, Reason: sum.Reason}
+	}
+	return sum, nil
+}
+
+// openedProtocol is the protocol a run runs, as [openProtocol] read it.
+type openedProtocol struct {
+	p              *Protocol
+	lock           lockState
+	absPath        string
+	devs           []reports.Deviation // the overrides, reasons not yet given
+	trialsOverride bool
+}
+
+// openProtocol reads the run's protocol (the default mission's default
+// when opt names none) and its lock, and applies opt's overrides.
+func openProtocol(st *Stack, opt Options) (*openedProtocol, error) {
+	rp := &openedProtocol{}
+	var err error
+	if opt.ProtocolPath == "" {
+		if rp.p, err = DefaultProtocol(st.Missions); err != nil {
+			return nil, err
+		}
+	} else {
+		if rp.lock.tree, rp.lock.legacy = readLock(opt.ProtocolPath); rp.lock.tree == nil && rp.lock.legacy != nil {
+			return nil, rp.lock.legacy
+		}
+		if rp.p, err = LoadProtocol(opt.ProtocolPath, st.Missions); err != nil {
+			return nil, err
+		}
+		if rp.absPath, err = filepath.Abs(opt.ProtocolPath); err != nil {
+			return nil, err
+		}
+	}
+	rp.trialsOverride = opt.Trials > 0 && opt.Trials != rp.p.Trials
+	if rp.devs, err = overrides(rp.p, opt); err != nil {
+		return nil, err
+	}
+	return rp, nil
+}
+
+// runFolder names the run folder (opt.RunDir, or one under opt.OutDir
+// named after the protocol) and, when it holds a run already, returns
+// that run's manifest: a resume of this protocol's run, or an error.
+func runFolder(rp *openedProtocol, opt Options) (string, *Manifest, error) {
+	p := rp.p
+	runDir := opt.RunDir
+	if runDir == "" {
+		out := cmp.Or(opt.OutDir, "out")
+		name := fmt.Sprintf("%s-%d-%s", p.Name, p.Seed, p.SHA256[:8])
+		if rp.trialsOverride {
+			name += "-t" + strconv.Itoa(p.Trials)
+		}
+		runDir = filepath.Join(out, name)
+	}
+	existing, err := folderState(runDir)
+	if err != nil || !existing {
+		return runDir, nil, err
+	}
+	if !opt.Resume {
+		return runDir, nil, fmt.Errorf("%s: %w", runDir, ErrRunExists)
+	}
+	man, err := ReadManifest(runDir)
+	if err != nil {
+		return runDir, nil, fmt.Errorf("%s: %w (%v)", runDir, ErrForeignRun, err)
+	}
+	if man.Protocol.SHA256 != p.SHA256 || man.Seed != p.Seed || man.Trials != p.Trials {
+		return runDir, nil, fmt.Errorf("%s: %w: it ran protocol %s (seed %d, %d trials), this is %s (seed %d, %d trials)",
+			runDir, ErrForeignRun, short(man.Protocol.SHA256), man.Seed, man.Trials, short(p.SHA256), p.Seed, p.Trials)
+	}
+	return runDir, man, nil
+}
+
+// startManifest makes the run folder and, for a new run, its manifest
+// and the copies of the protocol and every file it names; a resumed run
+// keeps its manifest.
+func startManifest(rp *openedProtocol, runDir string, man *Manifest, clock func() time.Time) (*Manifest, error) {
+	if err := os.MkdirAll(runDir, 0o755); err != nil {
+		return nil, err
+	}
+	if man != nil {
+		return man, nil
+	}
+	p := rp.p
+	man = &Manifest{
+		Schema:   ManifestSchema,
+		Protocol: ManifestProtocol{Name: p.Name, Path: rp.absPath, SHA256: p.SHA256, Locked: rp.lock.tree != nil},
+		Settings: p, Seed: p.Seed, Trials: p.Trials,
+		Started: nowUTC(clock()),
+	}
+	if err := writeAtomic(filepath.Join(runDir, ProtocolCopy), p.Raw); err != nil {
+		return nil, err
+	}
+	var err error
+	if man.Inputs, err = copyInputs(p, runDir); err != nil {
+		return nil, err
+	}
+	return man, nil
+}
+
+// describe records in the manifest what this session runs: versions, the
+// mission, the hashes and sizes of the plan, and a new, unfinished
+// session.
+func (man *Manifest) describe(pl *plan, workers int) {
 	man.Baton, man.Go = batonVersion(), goVersion()
 	man.Mission = MissionRef{Name: pl.mission.Spec().Name, Version: pl.mission.Spec().Version}
 	man.Hashes = Hashes{Catalogue: pl.catalogueHash, Scenarios: pl.scenariosHash, Contracts: pl.contractsHash}
@@ -227,27 +286,30 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	man.Workers = workers
 	man.Sessions++
 	man.Finished, man.Complete, man.Valid, man.Reason = "", false, nil, ""
-	if err := writeManifest(runDir, man); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
+}
 
+// runStore runs the sweep into the run folder's store and finishes it:
+// every item not stored yet, then results.json and the reports.
+func runStore(ctx context.Context, pl *plan, runDir string, man *Manifest, workers int, sample float64, opt Options) (*Summary, error) {
+	log := opt.Logger
+	p := pl.proto
 	s, err := openStore(filepath.Join(runDir, StoreFile))
 	if err != nil {
-		return nil, fmt.Errorf("run: %w", err)
+		return nil, err
 	}
 	defer s.db.Close()
 	if err := checkStoreMeta(s, p); err != nil {
-		return nil, fmt.Errorf("run: %s: %w", runDir, err)
+		return nil, fmt.Errorf("%s: %w", runDir, err)
 	}
 	if err := s.describe(pl); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
+		return nil, err
 	}
 	if err := pl.prepare(); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
+		return nil, err
 	}
 	done, skipped, err := s.done(pl)
 	if err != nil {
-		return nil, fmt.Errorf("run: %s: %w", runDir, err)
+		return nil, fmt.Errorf("%s: %w", runDir, err)
 	}
 	log.Info().Str("run", runDir).Str("protocol", short(p.SHA256)).Int("items", pl.total()).
 		Int("stored", skipped).Int("workers", workers).Msg("sweep")
@@ -271,7 +333,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		if cerr := s.close(); cerr != nil {
 			log.Error().Err(cerr).Msg("close run store")
 		}
-		return nil, fmt.Errorf("run: %w", err)
+		return nil, err
 	}
 
 	keptTrace := func(build, id string) bool {
@@ -282,17 +344,9 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		err = cerr
 	}
 	if err != nil {
-		return nil, fmt.Errorf("run: %w", err)
+		return nil, err
 	}
 	sum.Skipped = skipped
-	man.Finished = nowUTC(clock())
-	if err := writeManifest(runDir, man); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	log.Info().Str("run", runDir).Bool("valid", sum.Valid).Msg("results written")
-	if !sum.Valid {
-		return sum, &reports.DiscardedError{RunDir: runDir, Reason: sum.Reason}
-	}
 	return sum, nil
 }
 

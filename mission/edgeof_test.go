@@ -48,3 +48,15 @@ func checkEdge(t *testing.T, raw []byte) {
 		t.Fatalf("EnvelopeEdgeName(%q) = %q, %v; encoding/json %q, %v", raw, name, nameOK, env.Edge, jsonOK)
 	}
 }
+
+func BenchmarkEnvelopeEdge(b *testing.B) {
+	raw := []byte(`{"id":"m-E1-intake->action-1","edge":"intake->action","kind":"doc.extracted","schema_version":"1.0",` +
+		`"idempotency_key":"E1:doc.extracted","next_owner":["action"],"escalation":"none","escalation_ref":"","item":"E1",` +
+		`"payload":{"email_id":"E1","doc_type":"doc","party_id":"P-1","net":1000,"tax":200,"gross":1200,"lines":[{"sku":"A","qty":1}]}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if e, ok := EnvelopeEdge(raw); !ok || e != (Edge{From: "intake", To: "action"}) {
+			b.Fatal(e, ok)
+		}
+	}
+}
