@@ -285,25 +285,21 @@ func (s *Schema) MarshalJSON() ([]byte, error) {
 }
 
 func (s *Schema) write(b *bytes.Buffer, nullable bool) {
-	str := func(v string) {
-		q, _ := json.Marshal(v)
-		b.Write(q)
-	}
 	b.WriteString(`{"type":`)
 	if nullable {
 		b.WriteString(`[`)
-		str(string(s.Type))
+		writeJSONString(b, string(s.Type))
 		b.WriteString(`,"null"]`)
 	} else {
-		str(string(s.Type))
+		writeJSONString(b, string(s.Type))
 	}
 	if s.Description != "" {
 		b.WriteString(`,"description":`)
-		str(s.Description)
+		writeJSONString(b, s.Description)
 	}
 	if s.Format != "" {
 		b.WriteString(`,"format":`)
-		str(s.Format)
+		writeJSONString(b, s.Format)
 	}
 	if s.NonEmpty {
 		b.WriteString(`,"minLength":1`)
@@ -314,7 +310,7 @@ func (s *Schema) write(b *bytes.Buffer, nullable bool) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			str(e)
+			writeJSONString(b, e)
 		}
 		if nullable {
 			b.WriteString(`,null`)
@@ -326,46 +322,58 @@ func (s *Schema) write(b *bytes.Buffer, nullable bool) {
 		s.Items.write(b, false)
 	}
 	if s.Type == TypeObject {
-		b.WriteString(`,"properties":{`)
-		var required []string
-		for i := range s.Properties {
-			p := &s.Properties[i]
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			str(p.Name)
-			b.WriteByte(':')
-			p.Schema.write(b, !p.Required)
-			if p.Required {
-				required = append(required, p.Name)
-			}
+		s.writeProperties(b)
+	}
+	b.WriteByte('}')
+}
+
+// writeProperties writes an object schema's properties, its required
+// ones and its at-least-one-of groups (allOf of anyOf).
+func (s *Schema) writeProperties(b *bytes.Buffer) {
+	b.WriteString(`,"properties":{`)
+	var required []string
+	for i := range s.Properties {
+		p := &s.Properties[i]
+		if i > 0 {
+			b.WriteByte(',')
 		}
-		b.WriteByte('}')
-		if len(required) > 0 {
-			b.WriteString(`,"required":`)
-			q, _ := json.Marshal(required)
-			b.Write(q)
-		}
-		if len(s.AnyOf) > 0 {
-			// Every group: at least one of its properties (allOf of anyOf).
-			b.WriteString(`,"allOf":[`)
-			for i, g := range s.AnyOf {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				b.WriteString(`{"anyOf":[`)
-				for j, n := range g {
-					if j > 0 {
-						b.WriteByte(',')
-					}
-					b.WriteString(`{"required":[`)
-					str(n)
-					b.WriteString(`]}`)
-				}
-				b.WriteString(`]}`)
-			}
-			b.WriteByte(']')
+		writeJSONString(b, p.Name)
+		b.WriteByte(':')
+		p.Schema.write(b, !p.Required)
+		if p.Required {
+			required = append(required, p.Name)
 		}
 	}
 	b.WriteByte('}')
+	if len(required) > 0 {
+		b.WriteString(`,"required":`)
+		q, _ := json.Marshal(required)
+		b.Write(q)
+	}
+	if len(s.AnyOf) == 0 {
+		return
+	}
+	b.WriteString(`,"allOf":[`)
+	for i, g := range s.AnyOf {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"anyOf":[`)
+		for j, n := range g {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`{"required":[`)
+			writeJSONString(b, n)
+			b.WriteString(`]}`)
+		}
+		b.WriteString(`]}`)
+	}
+	b.WriteByte(']')
+}
+
+// writeJSONString writes v as a JSON string.
+func writeJSONString(b *bytes.Buffer, v string) {
+	q, _ := json.Marshal(v)
+	b.Write(q)
 }

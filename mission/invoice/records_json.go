@@ -80,6 +80,13 @@ func (w *stateWriter) state(st *Records) {
 		return
 	}
 	w.b = append(w.b, '{')
+	w.masterData(st)
+	w.transactions(st)
+	w.b = append(w.b, '}')
+}
+
+// masterData writes what a scenario sets up: suppliers, orders, receipts.
+func (w *stateWriter) masterData(st *Records) {
 	writeList(w, "suppliers", st.Suppliers, true, func(s *Supplier) {
 		w.str("id", s.ID, true)
 		w.str("name", s.Name, false)
@@ -103,6 +110,11 @@ func (w *stateWriter) state(st *Records) {
 		w.str("sku", g.SKU, false)
 		w.num("qty", g.Qty, false)
 	})
+}
+
+// transactions writes what the agents write: invoices and everything
+// that follows from them.
+func (w *stateWriter) transactions(st *Records) {
 	writeList(w, "invoices", st.Invoices, false, func(v *Invoice) {
 		w.str("id", v.ID, true)
 		w.str("email_id", v.EmailID, false)
@@ -172,7 +184,6 @@ func (w *stateWriter) state(st *Records) {
 			w.str("reason", e.Reason, false)
 		})
 	})
-	w.b = append(w.b, '}')
 }
 
 // appendJSONString writes s as encoding/json writes a string with HTML
