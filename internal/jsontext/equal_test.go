@@ -5,9 +5,14 @@ import (
 	"math"
 	"reflect"
 	"testing"
+	"time"
 )
 
 type namedMap map[string]any
+
+type currency string
+
+func ptr[T any](v T) *T { return &v }
 
 // Equal is JSON Schema's instance equality: numbers by value (0 and -0,
 // 1 and 1.0 alike), null apart from {} and [], strings as encoding/json
@@ -64,6 +69,20 @@ func TestEqual(t *testing.T) {
 		{"unencodable", map[string]any{"f": func() {}}, map[string]any{"f": func() {}}, false},
 		{"bools", true, false, false},
 		{"bool and string", true, "true", false},
+		{"int64 and uint8", int64(3), uint8(3), true},
+		{"float64 and int", 140.0, 140, true},
+		{"different numbers", 140, 140.5, false},
+		{"named string", currency("EUR"), "EUR", true},
+		{"named string differs", currency("EUR"), "USD", false},
+		{"pointer to string", ptr("EUR"), "EUR", true},
+		{"nil pointer is null", (*string)(nil), nil, true},
+		{"array and list", [2]int{1, 2}, []any{1.0, 2.0}, true},
+		{"list order matters", []any{"a", "b"}, []any{"b", "a"}, false},
+		{"named-key map", map[currency]float64{"EUR": 1}, map[string]any{"EUR": 1}, true},
+		{"null and 0", nil, 0, false},
+		{"[]byte is base64", []byte("hi"), "aGk=", true},
+		{"time.Time is a JSON string", time.Date(2025, 1, 2, 0, 0, 0, 0, time.UTC), "2025-01-02T00:00:00Z", true},
+		{"unencodable values never match", make(chan int), make(chan int), false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
