@@ -10,10 +10,21 @@
 // to check that its copies of the protocol and its inputs are what it ran
 // ([VerifyRun]).
 //
+// # Missions
+//
+// The package knows no mission. The caller hands in the missions a
+// protocol may name (Options.Missions, a [mission.Registry] built by the
+// command line; [NewStack] wires it to baton's scenarios, mutants,
+// contracts and designs). A protocol's "mission:" key picks one (the
+// registry's first when left out), and the protocol's other keys default
+// to that mission's own default protocol (its Spec.Protocol); scenarios,
+// the catalogue, contracts, agents, slips and tools are checked against
+// that mission's spec.
+//
 // # Pre-registration
 //
 // [Lock] writes a protocol's lock: the hash tree ([InputTree]) of the
-// protocol, every file it names and the stack's embedded inputs, after
+// protocol, every file it names and the mission's embedded inputs, after
 // refusing what would discard a run late (no control mutant). A run of a
 // locked protocol refuses to start when anything in the tree changed
 // ([ErrLockMismatch]) and refuses Options.Trials and Options.Seed
