@@ -17,10 +17,22 @@ import (
 // (a run that could not execute: a cancelled context, an unreachable
 // model), never a verdict: what a design finds goes into the Verdict.
 type Design struct {
-	ID       string // "A", "B", "C"
-	Name     string // "per-agent", "end-to-end", "per-agent plus contracts"
-	Doc      string
+	ID   string // "A", "B", "C"
+	Name string // "per-agent", "end-to-end", "per-agent plus contracts"
+	Doc  string
+	// Describe, when set, writes Doc for one mission (naming its rules,
+	// say); [Design.DocFor] uses it.
+	Describe func(spec *mission.Spec) string
 	Evaluate func(in Input) (Verdict, error)
+}
+
+// DocFor returns the design's description for a mission: Describe's, or
+// Doc.
+func (d Design) DocFor(spec *mission.Spec) string {
+	if d.Describe == nil || spec == nil {
+		return d.Doc
+	}
+	return d.Describe(spec)
 }
 
 // Input is everything a design is handed for one (build, scenario, trial).

@@ -242,3 +242,19 @@ func TestRecordedInputsOnCleanBuild(t *testing.T) {
 		}
 	}
 }
+
+// Design A names the mission's own hard rules in its description.
+func TestPerAgentDocFor(t *testing.T) {
+	spec := invoice.Spec()
+	want := "hard rules (permitted tools, look up before write, no payment without approval)."
+	if got := PerAgent.DocFor(spec); !strings.Contains(got, want) {
+		t.Errorf("PerAgent.DocFor(invoice) = %q, want it to contain %q", got, want)
+	}
+	bare := &mission.Spec{Agents: []mission.AgentSpec{{Name: "a", Rules: []mission.Rule{{ID: "r1"}, {ID: "r1"}}}, {Name: "b"}}}
+	if got, want := PerAgent.DocFor(bare), "(permitted tools, r1)."; !strings.Contains(got, want) {
+		t.Errorf("PerAgent.DocFor(rules without a doc) = %q, want it to contain %q", got, want)
+	}
+	if got := EndToEnd.DocFor(spec); got != EndToEnd.Doc {
+		t.Errorf("EndToEnd.DocFor = %q, want its Doc", got)
+	}
+}

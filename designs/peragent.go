@@ -1,8 +1,10 @@
 package designs
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -16,11 +18,10 @@ import (
 // scenario's golden expectations (or recorded from an integrated run),
 // scored against its own scorecard.
 var PerAgent = Design{
-	ID:   "A",
-	Name: "per-agent",
-	Doc: "Runs each agent's core alone with mocked neighbours and scores its tool-call trajectory " +
-		"(exact match on name, arguments and order), its structured result against golden, and hard " +
-		"rules (permitted tools, and the mission's trajectory rules of the agent). A flag blames the agent.",
+	ID:       "A",
+	Name:     "per-agent",
+	Doc:      perAgentDoc("the mission's trajectory rules of the agent"),
+	Describe: func(spec *mission.Spec) string { return perAgentDoc(ruleDocs(spec)) },
 	Evaluate: func(in Input) (Verdict, error) {
 		start := time.Now()
 		var v Verdict
@@ -316,4 +317,29 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// perAgentDoc is design A's description with its hard rules besides the
+// permitted tools.
+func perAgentDoc(rules string) string {
+	return "Runs each agent's core alone with mocked neighbours and scores its tool-call trajectory " +
+		"(exact match on name, arguments and order), its structured result against golden, and hard " +
+		"rules (permitted tools, " + rules + "). A flag blames the agent."
+}
+
+// ruleDocs lists a mission's hard rules in a few words each, in agent
+// order, each once (a rule without a Doc by its id).
+func ruleDocs(spec *mission.Spec) string {
+	var out []string
+	for i := range spec.Agents {
+		for _, r := range spec.Agents[i].Rules {
+			if d := cmp.Or(r.Doc, r.ID); !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return "no trajectory rule"
+	}
+	return strings.Join(out, ", ")
 }

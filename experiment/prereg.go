@@ -141,7 +141,7 @@ func methodsOf(pl *plan) reports.Methods {
 		out.Cores = append(out.Cores, c)
 	}
 	for _, d := range pl.designs {
-		out.Designs = append(out.Designs, reports.DesignInfo{ID: d.ID, Name: d.Name, Doc: d.Doc})
+		out.Designs = append(out.Designs, reports.DesignInfo{ID: d.ID, Name: d.Name, Doc: d.DocFor(spec)})
 	}
 	return out
 }

@@ -199,6 +199,7 @@ type Rule struct {
 	Tool    string   // the tool the rule is about
 	After   string   // RuleAfter: the tool a successful call of which must come first
 	Message string   // what a breach says
+	Doc     string   // the rule in a few words, for a methods section ("look up before write")
 }
 
 // RuleKind is the shape of a hard rule.

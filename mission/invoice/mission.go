@@ -172,9 +172,9 @@ func agents() []mission.AgentSpec {
 			},
 			Rules: []mission.Rule{
 				{ID: "hard.lookup_before_write", Kind: mission.RuleAfter, Tool: SchedulePayment, After: LookupSupplier,
-					Message: "scheduled a payment without looking the supplier up first"},
+					Message: "scheduled a payment without looking the supplier up first", Doc: "look up before write"},
 				{ID: "hard.payment_without_approval", Kind: mission.RuleAfter, Tool: SchedulePayment, After: ApproveInvoice,
-					Message: "scheduled a payment without an approval"},
+					Message: "scheduled a payment without an approval", Doc: "no payment without approval"},
 			},
 			Result: result(KindDecisionMade, "escalation", "escalation_ref"),
 		},
