@@ -52,6 +52,9 @@ and print the report.
 				return err
 			}
 			r.SetWall(man.WallMS)
+			if err := experiment.ReportFindings(dir, r); err != nil {
+				return err
+			}
 			switch rows, err := reports.Agreement(dir); {
 			case err == nil:
 				r.SetAgreement(rows)

@@ -1,0 +1,7 @@
+// Package browser tests report.html, the review pack and the trace viewer
+// in a real browser: headless Chromium driven by chromedp over a fresh run
+// of the default protocol (few trials) and over pages made of adversarial
+// strings. It has no code of its own. The test skips, saying why, only
+// where no Chromium can be found (BATON_CHROMIUM names one elsewhere than
+// on PATH); BATON_SCREENSHOTS names a folder to keep its screenshots in.
+package browser
