@@ -99,7 +99,7 @@ func TestKeptTracesWritten(t *testing.T) {
 	// report.html embeds their trace viewers, with their findings from
 	// runs.db.
 	html := readFile(t, filepath.Join(runDir, "report.html"))
-	if n := bytes.Count(html, []byte(`<section class="viewer"`)); n != min(len(r.TraceItems), 40) {
+	if n := bytes.Count(html, []byte(`<section class="viewer"`)); n != min(len(r.TraceItems), 30) {
 		t.Errorf("report.html embeds %d trace viewers, want one per listed item (%d)", n, len(r.TraceItems))
 	}
 	if !bytes.Contains(html, []byte(`<h4>Findings</h4>`)) {

@@ -64,11 +64,13 @@ type box struct {
 	Blocks []block
 }
 
-// figure is an inline SVG chart with its legend, HTML only.
+// figure is an inline SVG chart with its legend, HTML only: Draw builds
+// it (plot.go, every label escaped) when the HTML is written, so report.md
+// never draws one.
 type figure struct {
 	ID      string
 	Title   string
-	SVG     string // built by plot.go, every label escaped
+	Draw    func() string
 	Caption string
 }
 

@@ -1,8 +1,10 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -49,17 +51,41 @@ func drillCell(r *Results, design, class, anchor string, ts *traceSet) *section 
 	} else {
 		s.add(p("No suite runs."))
 	}
-	st := &table{ID: anchor + "-scenarios", Header: []string{"mutant", "scenario", "detected", "raw"}, RowHeads: true, Heat: true}
-	for _, x := range r.DetectionByScenario {
-		if x.Design == design && x.Class == class && x.RawDetected > 0 {
-			st.Rows = append(st.Rows, []tcell{textCell(x.Build), textCell(x.Scenario), trialRateCell(x.Detected, x.N), trialRateCell(x.RawDetected, x.N)})
-		}
-	}
-	if len(st.Rows) > 0 {
+	if st := scenarioTable(r, design, class, anchor); st != nil {
 		s.add(st)
 	}
 	s.add(&para{Spans: []span{link("back to detection", "detection")}})
 	return s
+}
+
+// maxDrillScenarios is how many (mutant, scenario) rows a drill-down cell
+// shows; detection_by_scenario.csv has them all.
+const maxDrillScenarios = 20
+
+// scenarioTable lists a cell's (mutant, scenario) pairs that flagged, the
+// most often detected first, at most maxDrillScenarios of them; nil when
+// none flagged.
+func scenarioTable(r *Results, design, class, anchor string) *table {
+	var rows []ScenarioDetection
+	for _, x := range r.DetectionByScenario {
+		if x.Design == design && x.Class == class && x.RawDetected > 0 {
+			rows = append(rows, x)
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(rows, func(a, b ScenarioDetection) int {
+		return cmp.Or(cmp.Compare(b.Detected, a.Detected), cmp.Compare(b.RawDetected, a.RawDetected))
+	})
+	t := &table{ID: anchor + "-scenarios", Header: []string{"mutant", "scenario", "detected", "raw"}, RowHeads: true}
+	for _, x := range rows[:min(len(rows), maxDrillScenarios)] {
+		t.Rows = append(t.Rows, []tcell{textCell(x.Build), textCell(x.Scenario), trialRateCell(x.Detected, x.N), trialRateCell(x.RawDetected, x.N)})
+	}
+	if n := len(rows) - len(t.Rows); n > 0 {
+		t.Rows = append(t.Rows, []tcell{textCell(fmt.Sprintf("and %d more", n)), textCell("detection_by_scenario.csv has them"), textCell(""), textCell("")})
+	}
+	return t
 }
 
 // itemsCell lists an example run's items: a link to the trace viewer of

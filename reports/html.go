@@ -230,11 +230,12 @@ func (h *htmlWriter) spans(spans []span) {
 }
 
 func (h *htmlWriter) figure(f *figure) {
-	if f.SVG == "" {
+	svg := f.Draw()
+	if svg == "" {
 		return
 	}
 	h.f(`<figure id="%s" class="chart">`, html.EscapeString(f.ID))
-	h.raw(f.SVG) // plot.go escapes every label
+	h.raw(svg) // plot.go escapes every label
 	if f.Caption != "" {
 		h.raw("<figcaption>")
 		h.esc(f.Caption)
@@ -304,7 +305,7 @@ func (h *htmlWriter) cell(c tcell, head, heat bool) {
 	}
 	h.class(cls)
 	if !math.IsNaN(c.Value) && c.Kind != cellText && c.Kind != cellCode {
-		h.f(` data-v="%s"`, strconv.FormatFloat(c.Value, 'g', 8, 64))
+		h.f(` data-v="%s"`, strconv.FormatFloat(c.Value, 'g', 6, 64))
 	}
 	h.raw(">")
 	h.spans(c.Spans)

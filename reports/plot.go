@@ -84,7 +84,7 @@ func heatFigure(id, title string, rows, cols []string, get func(row, col string)
 			cells[i] = append(cells[i], get(r, c))
 		}
 	}
-	return &figure{ID: id, Title: title, SVG: heatmapSVG(title, rows, cols, cells),
+	return &figure{ID: id, Title: title, Draw: func() string { return heatmapSVG(title, rows, cols, cells) },
 		Caption: "Each cell: rate [95% interval] (mutants); colour by rate on the scale at the right, grey where no mutant counts."}
 }
 

@@ -14,11 +14,11 @@ func passKSection(r *Results) *section {
 	s.add(p("Mean over a category's scenarios of the unbiased estimator C(c,k)/C(n,k) from the integrated runs' mission success."), p(passKNote))
 	clean := cleanCategoryCurves(r)
 	if len(clean) > 0 {
-		s.add(&figure{ID: "pass-k-clean", Title: "pass^k by category, clean build", SVG: lineChartSVG("pass^k by category, clean build", clean),
+		s.add(&figure{ID: "pass-k-clean", Title: "pass^k by category, clean build", Draw: func() string { return lineChartSVG("pass^k by category, clean build", clean) },
 			Caption: "One line per category of the clean build's scenarios."})
 	}
 	if builds, ref := buildCurves(r); len(builds) > 0 {
-		s.add(&figure{ID: "pass-k-builds", Title: "pass^k by build", SVG: smallMultiplesSVG("pass^k by build, mean over scenarios", builds, ref),
+		s.add(&figure{ID: "pass-k-builds", Title: "pass^k by build", Draw: func() string { return smallMultiplesSVG("pass^k by build, mean over scenarios", builds, ref) },
 			Caption: "One panel per build, the most reliable first (by pass^k at the largest k, then pass^1); the grey line in each is the clean build."})
 	}
 	s.add(passKCategoryTable(r), passKScenarioTable(r))
@@ -49,12 +49,15 @@ func passKCategoryTable(r *Results) *table {
 	return t
 }
 
-// passKScenarioTable is every build × scenario row, HTML only and folded:
-// pass_k.csv has them with every k.
+// passKScenarioTable is the clean build's scenarios, HTML only and
+// folded: pass_k.csv has every build's with every k.
 func passKScenarioTable(r *Results) *table {
 	t := &table{ID: "pass-k-scenarios-table", Header: []string{"build", "scenario", "category", "pass^1", "pass^n"},
-		RowHeads: true, HTMLOnly: true, Collapsed: "pass^k per build and scenario"}
+		RowHeads: true, HTMLOnly: true, Collapsed: "pass^k of the clean build per scenario (pass_k.csv has every build's)"}
 	for _, x := range r.PassK {
+		if x.Build != CleanBuild {
+			continue
+		}
 		last := textCell("")
 		if len(x.PassK) > 0 {
 			v := x.PassK[len(x.PassK)-1]

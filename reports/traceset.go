@@ -16,8 +16,8 @@ import (
 // maxEmbeddedTraces caps the trace viewers report.html embeds; a kept
 // trace beyond it is named in the traces section with the command that
 // opens it. A default run keeps a handful of its example items' traces
-// (its 2% sample); a viewer costs about 40 kB of HTML.
-const maxEmbeddedTraces = 40
+// (its 2% sample); a viewer costs about 50 kB of HTML.
+const maxEmbeddedTraces = 30
 
 // traceSet is what report.html knows of the traces of the items it
 // points to (the drill-down's example items): the viewers of those whose
