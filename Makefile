@@ -13,7 +13,7 @@ SWEEPTRIALS ?= 20
 SPEEDUPPAIRS ?= 8
 STATICCHECK_VERSION ?= v0.8.2
 
-.PHONY: all run test test-short bench lint build cover tidy clean
+.PHONY: all run test test-short test-browser bench lint build cover tidy clean
 
 all: lint test build
 
@@ -32,6 +32,13 @@ test:
 
 test-short:
 	$(GO) test -short $(PKGS)
+
+## test-browser: the browser test of report.html alone (headless Chromium:
+## apt-get install chromium), keeping its screenshots in $(SHOTS)
+SHOTS ?= out/screenshots
+test-browser:
+	@mkdir -p $(SHOTS)
+	BATON_BROWSER_REQUIRED=1 BATON_SCREENSHOTS=$(abspath $(SHOTS)) $(GO) test -count=1 -v ./browser
 
 ## bench: every benchmark, benchstat-friendly, written to $(BENCHOUT)
 ## (about five minutes); the whole-sweep benchmark runs the default

@@ -37,7 +37,11 @@ func findBrowser(t *testing.T) string {
 			return p
 		}
 	}
-	t.Skip("no Chromium found on PATH (apt-get install chromium, or set BATON_CHROMIUM): the browser test of report.html is skipped")
+	const msg = "no Chromium found on PATH (apt-get install chromium, or set BATON_CHROMIUM): the browser test of report.html"
+	if os.Getenv("BATON_BROWSER_REQUIRED") != "" {
+		t.Fatal(msg + " cannot run, and BATON_BROWSER_REQUIRED is set")
+	}
+	t.Skip(msg + " is skipped")
 	return ""
 }
 
