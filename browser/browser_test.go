@@ -120,6 +120,7 @@ func openTab(t *testing.T, browser context.Context, path string) *tab {
 		}
 	})
 	t.Cleanup(func() { cancel(); wg.Wait() })
+	t.Cleanup(func() { tb.clean(t) }) // what it saw, even when a step failed
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1400, 900), chromedp.Navigate("file://"+path)); err != nil {
 		t.Fatalf("open %s: %v", path, err)
 	}
@@ -135,11 +136,22 @@ func (tb *tab) clean(t *testing.T) {
 	for _, s := range tb.seen {
 		t.Errorf("the page must raise no error, dialog or request: %s", s)
 	}
+	tb.seen = nil
+}
+
+// stepTimeout bounds one step: a missing element fails the test at once
+// rather than at the browser's deadline.
+const stepTimeout = 20 * time.Second
+
+func (tb *tab) step() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(tb.ctx, stepTimeout)
 }
 
 func eval[T any](t *testing.T, tb *tab, js string) T {
 	t.Helper()
-	v, err := chromedp.Run(tb.ctx, chromedp.Evaluate[T](js))
+	ctx, cancel := tb.step()
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
 	if err != nil {
 		t.Fatalf("evaluate %s: %v", js, err)
 	}
@@ -148,7 +160,9 @@ func eval[T any](t *testing.T, tb *tab, js string) T {
 
 func do(t *testing.T, tb *tab, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	if err := chromedp.Do(tb.ctx, steps...); err != nil {
+	ctx, cancel := tb.step()
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -160,7 +174,9 @@ func shot(t *testing.T, tb *tab, name string, a chromedp.Action[[]byte]) {
 	if dir == "" {
 		return
 	}
-	b, err := chromedp.Run(tb.ctx, a)
+	ctx, cancel := tb.step()
+	defer cancel()
+	b, err := chromedp.Run(ctx, a)
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
@@ -278,6 +294,9 @@ func checkReport(t *testing.T, tb *tab) {
 
 // checkSort sorts the mutants table by "reached" both ways.
 func checkSort(t *testing.T, tb *tab) {
+	if n := eval[int](t, tb, `document.querySelectorAll("table.sortable th button.sort").length`); n == 0 {
+		t.Fatal("no table has sort buttons: the page's script did not run")
+	}
 	col := `Array.from(document.querySelectorAll("#mutants-table tbody tr")).map(r => parseFloat(r.cells[5].getAttribute("data-v")))`
 	for _, dir := range []string{"ascending", "descending"} {
 		do(t, tb, chromedp.Click(chromedp.CSS(`#mutants-table thead th:nth-child(6) button`)))
