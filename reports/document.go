@@ -186,11 +186,6 @@ func textCell(s string) tcell {
 	return tcell{Kind: cellText, Spans: []span{text(s)}, Value: math.NaN()}
 }
 
-// codeCell is a cell of monospace text.
-func codeCell(s string) tcell {
-	return tcell{Kind: cellCode, Spans: []span{code(s)}, Value: math.NaN()}
-}
-
 // intCell is a count.
 func intCell(i int) tcell {
 	return tcell{Kind: cellNumber, Spans: []span{text(itoa(i))}, Value: float64(i)}
@@ -234,13 +229,4 @@ func (c tcell) linked(id string) tcell {
 	}
 	c.Spans = []span{link(plain(c.Spans), id)}
 	return c
-}
-
-// textRow is a row of text cells.
-func textRow(s ...string) []tcell {
-	out := make([]tcell, len(s))
-	for i, x := range s {
-		out[i] = textCell(x)
-	}
-	return out
 }

@@ -90,7 +90,7 @@ func scenarioTable(r *Results, design, class, anchor string) *table {
 
 // itemsCell lists an example run's items: a link to the trace viewer of
 // each item whose trace is embedded, else its scenario and the command
-// that regenerates it.
+// that regenerates it (a code cell then).
 func itemsCell(ex SuiteExample, ts *traceSet) tcell {
 	c := tcell{Kind: cellText, Value: math.NaN()}
 	for i, it := range ex.Items {
@@ -101,6 +101,7 @@ func itemsCell(ex SuiteExample, ts *traceSet) tcell {
 			c.Spans = append(c.Spans, styled(link(it.Scenario+": open the trace", a), "trace-link"))
 			continue
 		}
+		c.Kind = cellCode // a command to run, mostly
 		c.Spans = append(c.Spans, text(it.Scenario+": "), code(replayHTMLCommand(it.ID)))
 	}
 	if len(ex.Items) == 0 {

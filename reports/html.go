@@ -160,9 +160,7 @@ func (h *htmlWriter) blocks(bs []block) {
 	for _, b := range bs {
 		switch b := b.(type) {
 		case *para:
-			h.raw("<p")
-			h.class(b.Class)
-			h.raw(">")
+			h.open("p", b.Class)
 			h.spans(b.Spans)
 			h.raw("</p>\n")
 		case *list:
@@ -174,9 +172,7 @@ func (h *htmlWriter) blocks(bs []block) {
 			}
 			h.raw("</ul>\n")
 		case *box:
-			h.raw("<div")
-			h.class(b.Class)
-			h.raw(">\n")
+			h.open("div", b.Class)
 			h.blocks(b.Blocks)
 			h.raw("</div>\n")
 		case *table:
@@ -189,6 +185,13 @@ func (h *htmlWriter) blocks(bs []block) {
 			}
 		}
 	}
+}
+
+// open writes a start tag with its class, when set.
+func (h *htmlWriter) open(tag, class string) {
+	h.raw("<" + tag)
+	h.class(class)
+	h.raw(">")
 }
 
 // class writes a class attribute when c is set.
@@ -204,9 +207,7 @@ func (h *htmlWriter) spans(spans []span) {
 	for _, s := range spans {
 		switch s.Kind {
 		case spanStrong:
-			h.raw("<b")
-			h.class(s.Class)
-			h.raw(">")
+			h.open("b", s.Class)
 			h.esc(s.Text)
 			h.raw("</b>")
 		case spanCode:

@@ -101,6 +101,17 @@ func cellAnchors(designs, classes []string) map[[2]string]string {
 	return out
 }
 
+// byCell looks rows up by their design and class (the zero row when
+// there is none).
+func byCell[T any](rows []T, key func(T) (design, class string)) func(design, class string) T {
+	m := make(map[[2]string]T, len(rows))
+	for _, x := range rows {
+		d, c := key(x)
+		m[[2]string{d, c}] = x
+	}
+	return func(d, c string) T { return m[[2]string{d, c}] }
+}
+
 // matrixTable lays designs (rows) against classes (columns), each cell
 // linked to its drill-down and coloured by its value.
 func matrixTable(id string, designs, classes []string, anchors map[[2]string]string, get func(d, c string) tcell) *table {
@@ -116,11 +127,7 @@ func matrixTable(id string, designs, classes []string, anchors map[[2]string]str
 }
 
 func detectionSection(r *Results, designs, classes []string, anchors map[[2]string]string) *section {
-	det := make(map[[2]string]DetectionRow)
-	for _, d := range r.Detection {
-		det[[2]string{d.Design, d.Class}] = d
-	}
-	at := func(d, c string) DetectionRow { return det[[2]string{d, c}] }
+	at := byCell(r.Detection, func(x DetectionRow) (string, string) { return x.Design, x.Class })
 	s := &section{ID: "detection", Title: "Detection"}
 	s.add(p("Mean over the class's mutants of each mutant's share of suite runs in which the design flags a scenario that it does not flag on the clean build under the same seed: rate [95% Wilson interval on the mutants] (mutants). The mutant is the unit; the trial-level table below is conditional on these mutants."))
 	s.add(heatFigure("detection-map", "Detection (design × class), per mutant", designs, classes, func(d, c string) tcell {
@@ -178,11 +185,7 @@ func byMutantSection(r *Results, designs []string) *section {
 }
 
 func localisationSection(r *Results, designs, classes []string, anchors map[[2]string]string) *section {
-	loc := make(map[[2]string]LocalisationRow)
-	for _, l := range r.Localisation {
-		loc[[2]string{l.Design, l.Class}] = l
-	}
-	at := func(d, c string) LocalisationRow { return loc[[2]string{d, c}] }
+	at := byCell(r.Localisation, func(x LocalisationRow) (string, string) { return x.Design, x.Class })
 	s := &section{ID: "localisation", Title: "Localisation"}
 	s.add(p("Among detected suite runs, the share whose top blame (most named first by the newly flagged scenarios) is the mutant's location (exact), or the location or a neighbour of it (adjacent): the mean over the mutants the design detected at least once, with the 95% Wilson interval on those mutants; trial level beside it."))
 	s.add(heatFigure("localisation-map", "Exact localisation (design × class), per mutant", designs, classes, func(d, c string) tcell {

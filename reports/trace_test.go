@@ -199,3 +199,27 @@ func FuzzParseTrace(f *testing.F) {
 		}
 	})
 }
+
+// TestEnumStrings: every kind and operation has its own name.
+func TestEnumStrings(t *testing.T) {
+	var names []string
+	for _, k := range allSpanKinds {
+		names = append(names, "span "+k.String())
+	}
+	for _, k := range allCellKinds {
+		names = append(names, "cell "+k.String())
+	}
+	for _, o := range allDiffOps {
+		names = append(names, "diff "+o.String())
+	}
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] || strings.HasSuffix(n, " ") {
+			t.Errorf("name %q repeats or is empty", n)
+		}
+		seen[n] = true
+	}
+	if len(names) != 6+4+4 {
+		t.Errorf("%d names", len(names))
+	}
+}
