@@ -259,7 +259,7 @@ func smallMultiplesSVG(title string, curves []curve, ref *curve) string {
 		if n := len(c.ys); n > 0 {
 			y := a.y + a.h - 4 // below a high curve, above a low one
 			if c.ys[n-1] < 0.5 {
-				y = a.y + 11
+				y = a.py(0.62)
 			}
 			s.text(a.x+a.w-3, y, "end", "p", fmt.Sprintf("k=%g: %.2f", c.xs[n-1], c.ys[n-1]))
 		}

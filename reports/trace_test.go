@@ -171,7 +171,7 @@ func TestTracePageGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
-	for _, want := range []string{`<span class="badge fault">fault</span>`, `<span class="badge retry">retry 1</span>`,
+	for _, want := range []string{`<span class="badge fault">error</span>`, `<span class="badge retry">retry 1</span>`,
 		"<td>payload.currency</td><td>(absent)</td><td>&#34;EUR&#34;</td>", `class="ev k-result flagged d-changed c2"`,
 		"5 events the same", "1 only in this build"} {
 		if !strings.Contains(page, want) && want != "5 events the same" {

@@ -278,7 +278,7 @@ func (h *htmlWriter) event(v *TraceView, ri, ei int, ls []string, n int) {
 	}
 	h.f(`<div class="tm">%d · %d</div><div class="%s c%d" id="%s">`, e.Seq, e.At, html.EscapeString(cls), laneOf(ls, e.Agent, n), v.eventID(ri, ei))
 	if e.Error != "" {
-		h.raw(`<span class="badge fault">fault</span>`)
+		h.raw(`<span class="badge fault">error</span>`)
 	}
 	if e.Attempt > 0 {
 		h.f(`<span class="badge retry">retry %d</span>`, e.Attempt)
