@@ -290,25 +290,39 @@ func anchorRun(runs []traceRun, ev FindingEvidence) (int, bool) {
 	if !ok || !isEdge {
 		return 0, false
 	}
+	var core string
 	switch kind {
 	case "emit":
-		return find("core:" + from + ":" + item)
+		core = "core:" + from + ":" + item
 	case "parse":
-		return find("core:" + to + ":" + item)
+		core = "core:" + to + ":" + item
+	default:
+		return 0, false
 	}
-	return 0, false
+	if i, ok := find(core); ok {
+		return i, true
+	}
+	return find(integratedRun) // the integrated run sent and received it
 }
 
 // anchorEvent is the event of run r a finding points to: the event with
-// its sequence number, else (an emit) the run's result, else (a parse)
-// the run's first receipt; -1 for the run as a whole.
+// its sequence number; for an emitted or parsed hand-off, the hand-off
+// sent or received on its edge for its item, else (a core run) the run's
+// result or first receipt; -1 for the run as a whole.
 func anchorEvent(r traceRun, ev FindingEvidence) int {
-	kind, _, _ := strings.Cut(ev.Run, ":")
+	kind, rest, _ := strings.Cut(ev.Run, ":")
+	edge, item, _ := strings.Cut(rest, ":")
+	want := map[string]string{"emit": "handoff_sent", "parse": "handoff_received"}[kind]
 	for i, e := range r.Events {
-		switch {
-		case ev.Seq > 0 && e.Seq == ev.Seq && (r.Name == ev.Run || ev.Run == ""):
+		if ev.Seq > 0 && e.Seq == ev.Seq && (r.Name == ev.Run || ev.Run == "") {
 			return i
-		case ev.Seq == 0 && kind == "parse" && e.Kind == "handoff_received":
+		}
+		if ev.Seq == 0 && want != "" && e.Kind == want && e.Edge == edge && e.Item == item {
+			return i
+		}
+	}
+	for i, e := range r.Events {
+		if ev.Seq == 0 && kind == "parse" && e.Kind == "handoff_received" {
 			return i
 		}
 	}

@@ -437,8 +437,8 @@ func (h *htmlWriter) twinDiff(v *TraceView) {
 		h.esc(v.in.TwinNote)
 		h.raw(")")
 	}
-	h.esc(fmt.Sprintf(": %d events the same, %d changed, %d only in this build, %d only in the clean twin.",
-		counts[diffSame], counts[diffChanged], counts[diffAdded], counts[diffRemoved]))
+	h.esc(fmt.Sprintf(": %d event%s the same, %d changed, %d only in this build, %d only in the clean twin.",
+		counts[diffSame], plural(counts[diffSame]), counts[diffChanged], counts[diffAdded], counts[diffRemoved]))
 	h.raw("</p>\n")
 	if counts[diffSame] == len(v.diff) {
 		return
