@@ -142,14 +142,14 @@ SELECT o.ord AS ord,
 	o.slipped AS slipped, o.faulted AS faulted, o.reached AS reached, o.success AS success,
 	o.match_n AS match_n, o.match_exact AS match_exact, o.match_name_only AS match_name_only,
 	o.match_order_ignored AS match_order_ignored,
-	CASE WHEN o.design = 0 THEN u.run_sha256 ELSE '' END AS run_sha256,
+	CASE WHEN d.ord = 0 THEN u.run_sha256 ELSE '' END AS run_sha256,
 	coalesce(tr.sha256, '') AS trace_sha256,
 	tr.data IS NOT NULL AS trace_stored
-FROM outcomes o
-JOIN units u ON u.ord = o.unit AND o.ord BETWEEN u.ord * {slots} AND u.ord * {slots} + {slots} - 1
-JOIN builds b ON b.ord = u.build
+FROM designs d
+JOIN builds b
+JOIN units u ON u.build = b.ord
+JOIN outcomes o ON o.ord = u.ord * {slots} + d.ord
 JOIN scenarios s ON s.ord = u.scenario
-JOIN designs d ON d.ord = o.design
 JOIN trials t ON t.scenario = u.scenario AND t.trial = u.trial
 JOIN blames bl ON bl.id = o.blame
 LEFT JOIN traces tr ON tr.id = o.trace;
@@ -171,15 +171,16 @@ SELECT o.ord AS ord, d.id AS design, b.id AS build, b.class AS class, b.location
 	o.flagged AND NOT coalesce(t.flagged, 0) AS fresh,
 	coalesce(json_extract(bl.blame, '$[0]'), '') AS top_blame,
 	o.slipped AS slipped, o.faulted AS faulted, o.reached AS reached
-FROM outcomes o
-JOIN units u ON u.ord = o.unit AND o.ord BETWEEN u.ord * {slots} AND u.ord * {slots} + {slots} - 1
-JOIN builds b ON b.ord = u.build
+FROM designs d
+JOIN builds b
+JOIN units u ON u.build = b.ord
+JOIN outcomes o ON o.ord = u.ord * {slots} + d.ord
 JOIN scenarios s ON s.ord = u.scenario
-JOIN designs d ON d.ord = o.design
 JOIN blames bl ON bl.id = o.blame
-LEFT JOIN units tu ON tu.build = (SELECT ord FROM builds WHERE id = '{clean}') AND tu.scenario = u.scenario AND tu.trial = u.trial
-LEFT JOIN outcomes t ON t.ord = tu.ord * {slots} + o.design
-WHERE o.design > 0;
+-- the clean twin: the clean build is builds.ord 0, so the unit of the same
+-- scenario and trial is this unit's ord modulo the units per build
+LEFT JOIN outcomes t ON t.ord = u.ord % ({scenarios} * {trials}) * {slots} + d.ord
+WHERE d.ord > 0;
 
 CREATE VIEW suite_runs AS
 SELECT *,
@@ -571,10 +572,10 @@ func rowText(vals []any) string {
 
 // index adds what the views and readers need beyond the keys, once the
 // sweep's inserts are done (maintaining an index during the sweep would
-// slow it): units by build, scenario and trial, which a clean twin is
-// found by.
+// slow it): units by build, trial and scenario (a suite run's items), and
+// the statistics SQLite's planner reads (ANALYZE).
 func (s *store) index() error {
-	if _, err := s.db.Exec(`CREATE UNIQUE INDEX IF NOT EXISTS units_key ON units(build, scenario, trial)`); err != nil {
+	if _, err := s.db.Exec(`CREATE UNIQUE INDEX IF NOT EXISTS units_key ON units(build, trial, scenario)`); err != nil {
 		return fmt.Errorf("index run store: %w", err)
 	}
 	if _, err := s.db.Exec(`ANALYZE`); err != nil {
