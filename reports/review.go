@@ -17,6 +17,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/baton-lab/baton/internal/safecsv"
 )
 
 // ReviewCandidate is one (build, scenario, trial) the experiment offers for
@@ -152,7 +154,7 @@ func ExportReview(dir string, items []ReviewCandidate, size int, seed uint64) er
 	}
 
 	var sb bytes.Buffer
-	w := csv.NewWriter(&sb)
+	w := safecsv.NewWriter(&sb)
 	w.Write([]string{"sample_id", "scenario", "category", "verdict"})
 	for i, c := range sample {
 		w.Write([]string{key.Samples[i].SampleID, c.Scenario, c.Category, ""})
@@ -461,7 +463,7 @@ func ImportReview(dir, reviewer, csvPath string) error {
 		return fmt.Errorf("import review: %w", errors.Join(errs...))
 	}
 	var b bytes.Buffer
-	w := csv.NewWriter(&b)
+	w := safecsv.NewWriter(&b)
 	w.Write([]string{"sample_id", "verdict"})
 	for _, id := range slices.Sorted(maps.Keys(merged)) {
 		w.Write([]string{id, merged[id]})
