@@ -124,3 +124,21 @@ func copyRun(tb testing.TB, runDir string) string {
 	}
 	return dst
 }
+
+// TestResumeFinishedInterrupted: a resume of a finished run that is
+// interrupted (or fails) leaves the run's manifest as it was: complete,
+// with its results fields.
+func TestResumeFinishedInterrupted(t *testing.T) {
+	_, runDir, err := runProtocol(t, fakeStack(), fakeProtocol, Options{Workers: 2})
+	finished(t, err)
+	before := readFile(t, filepath.Join(runDir, ManifestFile))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	opt := Options{ProtocolPath: filepath.Join(filepath.Dir(runDir), "p.yaml"), RunDir: runDir, Resume: true, Stack: fakeStack(), Logger: zerolog.Nop()}
+	if _, err := Run(ctx, opt); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted resume = %v, want context.Canceled", err)
+	}
+	if after := readFile(t, filepath.Join(runDir, ManifestFile)); string(after) != string(before) {
+		t.Errorf("an interrupted resume of a finished run changed its manifest:\n%s\nwas:\n%s", after, before)
+	}
+}

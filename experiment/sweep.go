@@ -157,7 +157,6 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	restoreGC() // aggregation holds what grows with the run: collect as usual
 	if err != nil {
 		if ctx.Err() != nil {
-			log.Warn().Str("run", runDir).Msg("sweep interrupted; continue with resume")
 			err = &InterruptedError{RunDir: runDir, Err: ctx.Err()}
 		}
 		return nil, fmt.Errorf("run: %w", err)
@@ -342,6 +341,7 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 		return nil, fmt.Errorf("aggregated %d items, the plan has %d", a.added, pl.total())
 	}
 	r := a.agg.Results()
+	r.SetBaton(man.Baton)
 	examples := map[string]bool{}
 	for _, ex := range r.Examples {
 		for _, it := range ex.Items {

@@ -330,7 +330,7 @@ details{margin:.5rem 0}
 <body>
 <h1>baton report</h1>
 <p>Protocol {{.R.Protocol.Name}}, sha256 <code>{{.R.Protocol.SHA256}}</code>, seed {{.R.Protocol.Seed}},
-{{.R.Protocol.Trials}} trials, contract level {{.R.Protocol.ContractLevel}}. Schema {{.R.Schema}}.</p>
+{{.R.Protocol.Trials}} trials, contract level {{.R.Protocol.ContractLevel}}. Schema {{.R.Schema}}.{{with .R.Baton}} Run by baton {{.}}.{{end}}</p>
 
 <h2 id="validity">Validity</h2>
 {{if .R.Validity.Valid}}<p class="valid"><b>Valid.</b> Every design caught every control mutant in every trial ({{.R.Validity.ControlSuiteRuns}} control suite runs checked): each flagged a scenario that its clean twin does not flag.{{with .R.Validity.Reason}} Note: {{.}}.{{end}}</p>

@@ -121,6 +121,9 @@ func WriteMarkdown(out io.Writer, r *Results) error {
 	w.p("")
 	w.p("Protocol %s, sha256 `%s`, seed %d, %d trials, contract level %s. Schema %s.",
 		mdText.Replace(orDash(pr.Name)), mdText.Replace(orDash(pr.SHA256)), pr.Seed, pr.Trials, mdText.Replace(orDash(pr.ContractLevel)), r.Schema)
+	if r.baton != "" {
+		w.p("Run by baton %s.", mdText.Replace(r.baton))
+	}
 	w.p("")
 
 	w.p("## Validity")

@@ -31,6 +31,11 @@ against each reviewer and between the reviewers.`,
 		Args:  exactArgs(1, "one RUN_DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
+			release, err := experiment.LockRun(dir)
+			if err != nil {
+				return err
+			}
+			defer release()
 			m, err := experiment.VerifyRun(dir)
 			if err != nil {
 				return err
@@ -69,6 +74,11 @@ against each reviewer and between the reviewers.`,
 				return &usageError{fmt.Errorf("--reviewer NAME is required")}
 			}
 			dir := args[0]
+			release, err := experiment.LockRun(dir)
+			if err != nil {
+				return err
+			}
+			defer release()
 			man, err := experiment.VerifyRun(dir)
 			if err != nil {
 				return err
@@ -76,14 +86,11 @@ against each reviewer and between the reviewers.`,
 			if err := reports.ImportReview(dir, reviewer, args[1]); err != nil {
 				return err
 			}
-			rows, err := reports.Agreement(dir)
+			r, err := rerender(dir, man)
 			if err != nil {
 				return err
 			}
-			if err := reports.RefreshAgreement(dir, man.WallMS); err != nil {
-				return err
-			}
-			fmt.Fprintf(g.stdout, "imported %s's labels; %d agreement rows in %s\n", reviewer, len(rows), filepath.Join(dir, "report.md"))
+			fmt.Fprintf(g.stdout, "imported %s's labels; %d agreement rows in %s\n", reviewer, len(r.Agreement), filepath.Join(dir, "report.md"))
 			return nil
 		},
 	}
