@@ -21,10 +21,10 @@ import (
 // item: a default sweep flags tens of thousands of items, and creating a
 // file costs far more here than appending to the store. Every flagged
 // design item and every failed observation run has its trace pinned by
-// hash (items.trace, the SHA-256 of its JSON Lines); the bytes themselves
-// (table traces, gzipped, keyed by hash) are stored for the clean build's
-// flagged and failed items (the false alarms) and for a seeded sample of
-// every item. Replay regenerates any trace and checks it against the hash;
+// hash (outcomes.trace names a traces row, one per distinct trace, with
+// the SHA-256 of its JSON Lines); the bytes themselves (traces.data,
+// gzipped) are stored for the clean build's flagged and failed items (the
+// false alarms) and for a seeded sample of every item. Replay regenerates any trace and checks it against the hash;
 // ExportTraces writes traces/<item>.jsonl from the stored bytes or, where
 // only the hash is stored, from a checked regeneration. The kept bytes of
 // the clean build's and the sample's traces are also written to
