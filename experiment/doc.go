@@ -7,8 +7,19 @@
 // resumed sweep reads every stored row back at the end instead). A run
 // folder holds everything needed to continue an interrupted sweep
 // ([Options].Resume), to regenerate any work item exactly ([Replay]) and
-// to check that the protocol did not change since the run started
+// to check that its copies of the protocol and its inputs are what it ran
 // ([VerifyRun]).
+//
+// # Pre-registration
+//
+// [Lock] writes a protocol's lock: the hash tree ([InputTree]) of the
+// protocol, every file it names and the stack's embedded inputs, after
+// refusing what would discard a run late (no control mutant). A run of a
+// locked protocol refuses to start when anything in the tree changed
+// ([ErrLockMismatch]) and refuses Options.Trials and Options.Seed
+// ([ErrLockedOverride]) unless Options.Deviate gives the reason; the
+// manifest records the tree and each deviation, and the reports show them
+// first.
 //
 // # Work items
 //

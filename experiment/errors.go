@@ -10,8 +10,12 @@ import (
 
 // Sentinel errors; callers test them with errors.Is.
 var (
-	// ErrLockMismatch: the protocol's lock file records another hash.
+	// ErrLockMismatch: the protocol's lock file records another hash tree
+	// than the protocol and its inputs have now.
 	ErrLockMismatch = errors.New("protocol does not match its lock")
+	// ErrLockedOverride: a run overrides a setting of a locked protocol
+	// without Options.Deviate.
+	ErrLockedOverride = errors.New("locked protocol overridden")
 	// ErrProtocolChanged: the protocol file changed since the run started.
 	ErrProtocolChanged = errors.New("protocol changed since the run started")
 	// ErrForeignRun: the run folder holds another protocol's run.

@@ -5,51 +5,95 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 )
 
 // LockFile returns the lock file of a protocol: "<path>.sha256".
 func LockFile(path string) string { return path + ".sha256" }
 
-// Lock pre-registers a protocol: it checks that the protocol loads, then
-// writes its SHA-256 beside it in <path>.sha256 (sha256sum's format, so
-// `sha256sum -c` verifies it) and returns the hash. Locking again after a
-// change overwrites the lock: pre-registration means the lock and the file
-// are committed together before the first run.
-func Lock(path string) (string, error) {
-	p, err := LoadProtocol(path)
+// LockOptions set up [Lock] and [CheckLock].
+type LockOptions struct {
+	// Stack is what the protocol is checked against and whose embedded
+	// inputs (scenarios, catalogue, contracts, mission) the lock covers;
+	// nil means DefaultStack().
+	Stack *Stack
+}
+
+// Lock pre-registers a protocol. It validates the protocol as a run would,
+// and what would otherwise discard a run after all its work ([Validate]:
+// a control mutant selected, scenarios selected, every design known);
+// then it writes the hash tree of everything a run of it reads — the
+// protocol, every file it names (a folder file by file) and the stack's
+// embedded inputs — to <path>.sha256, in sha256sum's format with the tree
+// in comment lines, so that `sha256sum -c` in the protocol's folder checks
+// every file too. Locking again after a change overwrites the lock:
+// pre-registration means the lock and the files are committed together
+// before the first run.
+func Lock(path string, opt LockOptions) (InputTree, error) {
+	p, pl, err := validate(path, opt.Stack)
 	if err != nil {
-		return "", fmt.Errorf("lock protocol: %w", err)
+		return InputTree{}, fmt.Errorf("lock protocol: %w", err)
 	}
-	line := p.SHA256 + "  " + filepath.Base(path) + "\n"
-	if err := writeAtomic(LockFile(path), []byte(line)); err != nil {
-		return "", fmt.Errorf("lock protocol: %w", err)
+	t, err := inputTree(p, pl, p.Path)
+	if err != nil {
+		return t, fmt.Errorf("lock protocol: %w", err)
 	}
-	return p.SHA256, nil
+	if err := writeAtomic(LockFile(path), formatLock(t)); err != nil {
+		return t, fmt.Errorf("lock protocol: %w", err)
+	}
+	return t, nil
+}
+
+// readLock reads a protocol's lock, nil when there is none. A legacy lock
+// (the protocol's hash alone) comes back with errLegacyLock.
+func readLock(path string) (*InputTree, error) {
+	data, err := os.ReadFile(LockFile(path))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read protocol lock: %w", err)
+	}
+	t, err := parseLock(LockFile(path), data)
+	if err != nil && !errors.Is(err, errLegacyLock) {
+		return nil, fmt.Errorf("read protocol lock: %w", err)
+	}
+	return &t, err
+}
+
+// checkTree compares what a run reads with its lock: [ErrLockMismatch]
+// naming each input that changed, appeared or went, or a legacy lock.
+func checkTree(path string, locked *InputTree, legacy error, now InputTree) error {
+	diffs := diffTrees(*locked, now)
+	if legacy != nil {
+		diffs = append(diffs, legacy.Error())
+		return fmt.Errorf("%w: %s: %s", ErrLockMismatch, LockFile(path), strings.Join(diffs, "; "))
+	}
+	if locked.Root == now.Root {
+		return nil
+	}
+	if len(diffs) == 0 { // same entries, other order or format
+		diffs = append(diffs, fmt.Sprintf("tree root %s, the lock records %s", short(now.Root), short(locked.Root)))
+	}
+	return fmt.Errorf("%w: %s: %s", ErrLockMismatch, LockFile(path), strings.Join(diffs, "; "))
 }
 
 // CheckLock reports whether a protocol is locked, and refuses
-// ([ErrLockMismatch]) one whose lock records another hash than its
-// current content.
-func CheckLock(path string) (locked bool, err error) {
-	data, err := os.ReadFile(LockFile(path))
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+// ([ErrLockMismatch]) one whose lock records another hash tree than what a
+// run of it would read now: the protocol, any file it names, or an
+// embedded input of the stack changed since it was locked.
+func CheckLock(path string, opt LockOptions) (locked bool, err error) {
+	lock, legacy := readLock(path)
+	if lock == nil {
+		return false, legacy
 	}
-	if err != nil {
-		return false, fmt.Errorf("check protocol lock: %w", err)
-	}
-	fields := strings.Fields(string(data))
-	if len(fields) == 0 || len(fields[0]) != 64 {
-		return true, fmt.Errorf("check protocol lock: %s: want \"<sha256>  <file>\"", LockFile(path))
-	}
-	content, err := os.ReadFile(path)
+	p, pl, err := validate(path, opt.Stack)
 	if err != nil {
 		return true, fmt.Errorf("check protocol lock: %w", err)
 	}
-	if got := HashBytes(content); !strings.EqualFold(got, fields[0]) {
-		return true, fmt.Errorf("%w: %s records %s, %s hashes to %s", ErrLockMismatch, LockFile(path), fields[0], path, got)
+	now, err := inputTree(p, pl, p.Path)
+	if err != nil {
+		return true, fmt.Errorf("check protocol lock: %w", err)
 	}
-	return true, nil
+	return true, checkTree(path, lock, legacy, now)
 }

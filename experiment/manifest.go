@@ -8,9 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 
 	"github.com/baton-lab/baton/internal/version"
+	"github.com/baton-lab/baton/reports"
 )
 
 // ManifestSchema identifies manifest.json's layout.
@@ -42,6 +42,12 @@ type Manifest struct {
 	Mission MissionRef `json:"mission"`
 	Hashes  Hashes     `json:"hashes"`
 	Inputs  []Input    `json:"inputs"`
+	// Tree is the hash tree of everything the run read (the protocol, each
+	// file it names, the stack's embedded inputs): the one a lock records.
+	Tree InputTree `json:"inputs_tree"`
+	// Deviations are the settings the run changed from its locked
+	// protocol, each with its reason (Options.Deviate).
+	Deviations []reports.Deviation `json:"deviations"`
 
 	Builds    int      `json:"builds"`
 	Scenarios int      `json:"scenarios"`
@@ -115,11 +121,10 @@ func writeManifest(runDir string, m *Manifest) error {
 }
 
 // VerifyRun checks that a run folder still stands for the protocol it ran:
-// the folder's copy protocol.yaml must hash to the recorded hash, each
-// input copy likewise, and the original protocol file, if it still exists
-// at the recorded path, must not have changed since ([ErrProtocolChanged]).
-// An original that no longer exists is not an error: the copy is the
-// record. It returns the manifest.
+// the folder's copy protocol.yaml must hash to the recorded hash and each
+// input copy likewise ([ErrProtocolChanged]). The originals are not the
+// record: a changed or removed original is no error ([OriginalChanges]
+// notes it). It returns the manifest.
 func VerifyRun(runDir string) (*Manifest, error) {
 	m, err := ReadManifest(runDir)
 	if err != nil {
@@ -131,18 +136,6 @@ func VerifyRun(runDir string) (*Manifest, error) {
 	}
 	if got := HashBytes(data); got != m.Protocol.SHA256 {
 		return m, fmt.Errorf("verify run: %w: the run folder's %s hashes to %s, the run recorded %s", ErrProtocolChanged, ProtocolCopy, got, m.Protocol.SHA256)
-	}
-	if m.Protocol.Path != "" {
-		cur, err := os.ReadFile(m.Protocol.Path)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil:
-			return m, fmt.Errorf("verify run: %w", err)
-		default:
-			if got := HashBytes(cur); got != m.Protocol.SHA256 {
-				return m, fmt.Errorf("verify run: %w: %s now hashes to %s, the run recorded %s", ErrProtocolChanged, m.Protocol.Path, got, m.Protocol.SHA256)
-			}
-		}
 	}
 	for _, in := range m.Inputs {
 		got, err := hashPath(filepath.Join(runDir, in.Copy))
@@ -156,23 +149,47 @@ func VerifyRun(runDir string) (*Manifest, error) {
 	return m, nil
 }
 
-// copyInputs copies every file or folder the protocol names into the run
-// folder's inputs/, so the run can be resumed and replayed from the folder
-// alone.
+// OriginalChanges notes, for a verified run folder, each original file —
+// the protocol at its recorded path and every file it names — that changed
+// since the run started (a removed one is not noted: the copy is the
+// record). The run used its folder's copies, so the notes are for the
+// reader, not a reason to refuse the run.
+func OriginalChanges(m *Manifest) []string {
+	if m.Protocol.Path == "" {
+		return nil
+	}
+	var out []string
+	note := func(what, path, recorded string, hash func(string) (string, error)) {
+		got, err := hash(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			out = append(out, fmt.Sprintf("%s %s cannot be read (%v); the run folder's copy is what the run used", what, path, err))
+		case got != recorded:
+			out = append(out, fmt.Sprintf("%s %s changed since the run started (now %s, the run recorded %s); the run folder's copy is intact and is what the run used", what, path, short(got), short(recorded)))
+		}
+	}
+	note("the original protocol", m.Protocol.Path, m.Protocol.SHA256, func(p string) (string, error) {
+		data, err := os.ReadFile(p)
+		return HashBytes(data), err
+	})
+	dir := filepath.Dir(m.Protocol.Path)
+	for _, in := range m.Inputs {
+		path := in.Path
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, path)
+		}
+		note("the original of "+in.Field, path, in.SHA256, hashPath)
+	}
+	return out
+}
+
+// copyInputs copies every file or folder the protocol names
+// ([namedInputs]) into the run folder's inputs/, so the run can be resumed
+// and replayed from the folder alone.
 func copyInputs(p *Protocol, runDir string) ([]Input, error) {
-	type named struct{ field, path string }
-	var list []named
-	for i, f := range p.Scenarios.Files {
-		list = append(list, named{fmt.Sprintf("scenarios.files[%d]", i), f})
-	}
-	if p.Mutants.Catalogue != CatalogueDefault {
-		list = append(list, named{"mutants.catalogue", p.Mutants.Catalogue})
-	}
-	for i, f := range p.Contracts.Files {
-		list = append(list, named{fmt.Sprintf("contracts.files[%d]", i), f})
-	}
 	var out []Input
-	for i, n := range list {
+	for i, n := range namedInputs(p) {
 		src := p.Path(n.path)
 		copyRel := filepath.Join(InputsDir, fmt.Sprintf("%02d-%s", i, filepath.Base(src)))
 		if err := copyPath(src, filepath.Join(runDir, copyRel)); err != nil {
@@ -189,11 +206,11 @@ func copyInputs(p *Protocol, runDir string) ([]Input, error) {
 
 // copyPath copies a file, or a folder's *.yaml and *.yml files.
 func copyPath(src, dst string) error {
-	info, err := os.Stat(src)
+	names, dir, err := inputFiles(src)
 	if err != nil {
 		return err
 	}
-	if !info.IsDir() {
+	if !dir {
 		data, err := os.ReadFile(src)
 		if err != nil {
 			return err
@@ -203,54 +220,22 @@ func copyPath(src, dst string) error {
 		}
 		return writeAtomic(dst, data)
 	}
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		return err
-	}
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return err
 	}
-	for _, e := range entries {
-		if ext := filepath.Ext(e.Name()); e.IsDir() || (ext != ".yaml" && ext != ".yml") {
-			continue
-		}
-		if err := copyPath(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+	for _, n := range names {
+		if err := copyPath(filepath.Join(src, n), filepath.Join(dst, n)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// hashPath hashes a file, or a folder's files (names and contents, in
-// name order).
+// hashPath hashes a file, or a folder's *.yaml and *.yml files (names and
+// contents, in name order): what the loaders read of it ([hashInput]).
 func hashPath(path string) (string, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return "", err
-	}
-	if !info.IsDir() {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return "", err
-		}
-		return HashBytes(data), nil
-	}
-	entries, err := os.ReadDir(path)
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	for _, e := range entries { // ReadDir sorts by name
-		if e.IsDir() {
-			continue
-		}
-		h, err := hashPath(filepath.Join(path, e.Name()))
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(&b, "%s  %s\n", h, e.Name())
-	}
-	return HashBytes([]byte(b.String())), nil
+	h, _, err := hashInput(path)
+	return h, err
 }
 
 // inputResolver maps the paths a protocol names to a run folder's copies.

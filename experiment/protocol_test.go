@@ -282,42 +282,6 @@ func FuzzLoadProtocol(f *testing.F) {
 	})
 }
 
-func TestLock(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "p.yaml")
-	writeFile(t, path, "name: locked\ntrials: 2\n")
-	if locked, err := CheckLock(path); err != nil || locked {
-		t.Fatalf("CheckLock before Lock = %v, %v; want false, nil", locked, err)
-	}
-	sha, err := Lock(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lock, err := os.ReadFile(LockFile(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := sha + "  p.yaml\n"; string(lock) != want {
-		t.Errorf("lock file = %q, want %q", lock, want)
-	}
-	if locked, err := CheckLock(path); err != nil || !locked {
-		t.Fatalf("CheckLock after Lock = %v, %v; want true, nil", locked, err)
-	}
-	writeFile(t, path, "name: locked\ntrials: 3\n")
-	if _, err := CheckLock(path); !errors.Is(err, ErrLockMismatch) {
-		t.Errorf("CheckLock after a change = %v, want ErrLockMismatch", err)
-	}
-	// A protocol that does not load is not locked.
-	bad := filepath.Join(dir, "bad.yaml")
-	writeFile(t, bad, "trials: 0\n")
-	if _, err := Lock(bad); err == nil {
-		t.Error("Lock(invalid protocol) = nil error")
-	}
-	if _, err := os.Stat(LockFile(bad)); err == nil {
-		t.Error("Lock wrote a lock for an invalid protocol")
-	}
-}
-
 func writeFile(tb testing.TB, path, content string) {
 	tb.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/baton-lab/baton/reports"
 )
 
 // session is a run folder as one [Run] holds it: locked, its manifest read
@@ -38,9 +40,12 @@ func (ses *session) release(log zerolog.Logger) {
 // runSetup is what a session needs from Run: the protocol as loaded, with
 // overrides applied, and how it was loaded.
 type runSetup struct {
-	p              *Protocol
-	st             *Stack
-	locked         bool
+	p    *Protocol
+	st   *Stack
+	lock lockState
+	// devs are the settings opt overrides (see [overrides]), not yet
+	// checked against the lock ([deviations]).
+	devs           []reports.Deviation
 	absPath        string
 	trialsOverride bool
 	clock          func() time.Time
@@ -64,9 +69,9 @@ func openSession(opt Options, rs runSetup) (_ *session, err error) {
 		}
 	}
 	// A new run checks everything before it makes its folder.
-	var fresh *plan
+	var fresh *freshRun
 	if !used {
-		if fresh, err = resolve(rs.p, rs.st, rs.p.Path); err != nil {
+		if fresh, err = checkFresh(opt, rs, runDir); err != nil {
 			return nil, err
 		}
 		if runDir == "" {
@@ -102,10 +107,10 @@ func openSession(opt Options, rs runSetup) (_ *session, err error) {
 	case used && !opt.Resume:
 		return nil, fmt.Errorf("%s: %w", runDir, ErrRunExists)
 	case used:
-		err = ses.resume(rs)
+		err = ses.resume(opt, rs)
 	default:
 		if fresh == nil {
-			fresh, err = resolve(rs.p, rs.st, rs.p.Path)
+			fresh, err = checkFresh(opt, rs, runDir)
 		}
 		if err == nil {
 			err = ses.start(rs, fresh)
@@ -119,6 +124,9 @@ func openSession(opt Options, rs runSetup) (_ *session, err error) {
 	}
 
 	man, pl := ses.man, ses.pl
+	if man.Deviations == nil {
+		man.Deviations = []reports.Deviation{}
+	}
 	man.Baton, man.Go = batonVersion(), goVersion()
 	man.Mission = MissionRef{Name: rs.st.Mission.Name(), Version: rs.st.Mission.Version()}
 	man.Hashes = pl.hashes()
@@ -169,14 +177,37 @@ func runName(rs runSetup) string {
 	return name
 }
 
+// freshRun is a new run, checked: its plan, its inputs' hash tree and the
+// deviations from its locked protocol.
+type freshRun struct {
+	pl   *plan
+	tree InputTree
+	devs []reports.Deviation
+}
+
+// checkFresh checks a new run before its folder is made: its deviations
+// from a locked protocol and everything preflight checks.
+func checkFresh(opt Options, rs runSetup, runDir string) (*freshRun, error) {
+	devs, err := deviations(opt.ProtocolPath, rs.lock.tree != nil, rs.devs, opt.Deviate, nil)
+	if err != nil {
+		return nil, err
+	}
+	pl, tree, err := preflight(rs.p, rs.st, rs.p.Path, opt.ProtocolPath, rs.lock, runDir, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &freshRun{pl: pl, tree: tree, devs: devs}, nil
+}
+
 // start begins a new run in an empty folder: the protocol and input
 // copies, the manifest and a new store.
-func (ses *session) start(rs runSetup, pl *plan) error {
-	p := rs.p
+func (ses *session) start(rs runSetup, fr *freshRun) error {
+	p, pl := rs.p, fr.pl
 	man := &Manifest{
 		Schema:   ManifestSchema,
-		Protocol: ManifestProtocol{Name: p.Name, Path: rs.absPath, SHA256: p.SHA256, Locked: rs.locked},
+		Protocol: ManifestProtocol{Name: p.Name, Path: rs.absPath, SHA256: p.SHA256, Locked: rs.lock.tree != nil},
 		Settings: p, Seed: p.Seed, Trials: p.Trials,
+		Tree: fr.tree, Deviations: fr.devs,
 		Started: nowUTC(rs.clock()),
 	}
 	if err := writeAtomic(filepath.Join(ses.runDir, ProtocolCopy), p.Raw); err != nil {
@@ -198,7 +229,7 @@ func (ses *session) start(rs runSetup, pl *plan) error {
 // protocol, seed and trials, its inputs and this baton's catalogue,
 // scenarios and contracts must hash as they did, and every stored row
 // must check.
-func (ses *session) resume(rs runSetup) error {
+func (ses *session) resume(opt Options, rs runSetup) error {
 	p, runDir := rs.p, ses.runDir
 	man, err := ReadManifest(runDir)
 	if err != nil {
@@ -208,7 +239,11 @@ func (ses *session) resume(rs runSetup) error {
 		return fmt.Errorf("%s: %w: it ran protocol %s (seed %d, %d trials), this is %s (seed %d, %d trials)",
 			runDir, ErrForeignRun, short(man.Protocol.SHA256), man.Seed, man.Trials, short(p.SHA256), p.Seed, p.Trials)
 	}
-	pl, err := resolve(p, rs.st, inputResolver(runDir, man.Inputs))
+	devs, err := deviations(opt.ProtocolPath, rs.lock.tree != nil, rs.devs, opt.Deviate, man)
+	if err != nil {
+		return err
+	}
+	pl, tree, err := preflight(p, rs.st, inputResolver(runDir, man.Inputs), opt.ProtocolPath, rs.lock, runDir, man)
 	if err != nil {
 		return err
 	}
@@ -218,6 +253,7 @@ func (ses *session) resume(rs runSetup) error {
 			short(h.Catalogue), short(h.Scenarios), short(h.Contracts))
 	}
 	ses.man, ses.pl = man, pl
+	man.Tree, man.Deviations = tree, devs
 	path := filepath.Join(runDir, StoreFile)
 	exists, err := storeExists(runDir)
 	if err != nil {

@@ -30,9 +30,13 @@ type Options struct {
 	Workers int
 	// Seed and Trials, when set, override the protocol's (recorded in the
 	// manifest; the run folder of another seed or trial count is another
-	// run).
+	// run). A locked protocol refuses them unless Deviate says why.
 	Seed   *uint64
 	Trials int
+	// Deviate is the reason a run of a locked protocol overrides its
+	// settings; each deviation is recorded with it in the manifest and at
+	// the top of every report.
+	Deviate string
 	// Resume continues the run in an existing run folder, skipping the
 	// items it already stores.
 	Resume bool
@@ -101,14 +105,15 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 
 	// The protocol: lock, load, overrides.
 	var p *Protocol
-	locked := false
+	var lock *InputTree
+	var legacyLock error
 	absPath := ""
 	if opt.ProtocolPath == "" {
 		p = DefaultProtocol()
 	} else {
 		var err error
-		if locked, err = CheckLock(opt.ProtocolPath); err != nil {
-			return nil, fmt.Errorf("run: %w", err)
+		if lock, legacyLock = readLock(opt.ProtocolPath); lock == nil && legacyLock != nil {
+			return nil, fmt.Errorf("run: %w", legacyLock)
 		}
 		if p, err = LoadProtocol(opt.ProtocolPath); err != nil {
 			return nil, fmt.Errorf("run: %w", err)
@@ -118,17 +123,12 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		}
 	}
 	trialsOverride := opt.Trials > 0 && opt.Trials != p.Trials
-	if opt.Trials < 0 {
-		return nil, fmt.Errorf("run: trials %d: want at least 1", opt.Trials)
-	}
-	if opt.Trials > 0 {
-		p.Trials = opt.Trials
-	}
-	if opt.Seed != nil {
-		p.Seed = *opt.Seed
+	devs, err := overrides(p, opt)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
 	}
 
-	ses, err := openSession(opt, runSetup{p: p, st: st, locked: locked, absPath: absPath,
+	ses, err := openSession(opt, runSetup{p: p, st: st, lock: lockState{lock, legacyLock}, devs: devs, absPath: absPath,
 		trialsOverride: trialsOverride, clock: clock, log: log})
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
@@ -342,6 +342,7 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 	}
 	r := a.agg.Results()
 	r.SetBaton(man.Baton)
+	annotate(r, pl, man)
 	examples := map[string]bool{}
 	for _, ex := range r.Examples {
 		for _, it := range ex.Items {

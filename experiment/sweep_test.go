@@ -215,22 +215,24 @@ func TestLockedProtocolRun(t *testing.T) {
 	dir := t.TempDir()
 	pf := filepath.Join(dir, "p.yaml")
 	writeFile(t, pf, fakeProtocol)
-	sha, err := Lock(pf)
+	tree, err := Lock(pf, LockOptions{Stack: fakeStack()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	sha := tree.Entries[0].SHA256
 	opt := Options{ProtocolPath: pf, RunDir: filepath.Join(dir, "run"), Workers: 2, Stack: fakeStack(), Logger: zerolog.Nop()}
 	sum, err := Run(context.Background(), opt)
 	finished(t, err)
-	if sum.Manifest.Protocol.SHA256 != sha || !sum.Manifest.Protocol.Locked || sum.Results.Protocol.SHA256 != sha {
+	if sum.Manifest.Protocol.SHA256 != sha || !sum.Manifest.Protocol.Locked || sum.Results.Protocol.SHA256 != sha || sum.Manifest.Tree.Root != tree.Root {
 		t.Errorf("manifest protocol %+v, results sha %s; want locked with %s", sum.Manifest.Protocol, sum.Results.Protocol.SHA256, sha)
 	}
 	if _, err := VerifyRun(opt.RunDir); err != nil {
 		t.Errorf("VerifyRun on an unchanged protocol: %v", err)
 	}
 
-	// The protocol changes after the run: the lock refuses a new run and
-	// VerifyRun refuses the old one.
+	// The protocol changes after the run: the lock refuses a new run, and
+	// VerifyRun accepts the old one, whose copy is intact, noting the
+	// change.
 	writeFile(t, pf, fakeProtocol+"review_sample: 10\n")
 	opt.RunDir = filepath.Join(dir, "run2")
 	if _, err := Run(context.Background(), opt); !errors.Is(err, ErrLockMismatch) {
@@ -239,13 +241,17 @@ func TestLockedProtocolRun(t *testing.T) {
 	if _, err := os.Stat(opt.RunDir); err == nil {
 		t.Error("a refused run made its folder")
 	}
-	if _, err := VerifyRun(filepath.Join(dir, "run")); !errors.Is(err, ErrProtocolChanged) {
-		t.Errorf("VerifyRun after the protocol changed = %v, want ErrProtocolChanged", err)
+	m, err := VerifyRun(filepath.Join(dir, "run"))
+	if err != nil {
+		t.Errorf("VerifyRun after the original changed = %v, want the intact copy accepted", err)
+	}
+	if notes := OriginalChanges(m); len(notes) != 1 || !strings.Contains(notes[0], "the original protocol "+pf+" changed since the run started") {
+		t.Errorf("OriginalChanges = %q, want the changed protocol noted", notes)
 	}
 	// Once the original is gone the run folder's copy is the record.
 	os.Remove(pf)
-	if _, err := VerifyRun(filepath.Join(dir, "run")); err != nil {
-		t.Errorf("VerifyRun with the original removed: %v", err)
+	if m, err := VerifyRun(filepath.Join(dir, "run")); err != nil || len(OriginalChanges(m)) != 0 {
+		t.Errorf("VerifyRun with the original removed: %v, notes %q", err, OriginalChanges(m))
 	}
 	// A tampered copy is refused.
 	writeFile(t, filepath.Join(dir, "run", ProtocolCopy), "name: forged\n")

@@ -59,11 +59,45 @@ type cellKey struct{ design, build, scenario id }
 
 type passKey struct{ build, scenario id }
 
-// spend is what a design's suite runs cost.
+// spend is what a design's suite runs cost, and what its flagged items
+// blamed.
 type spend struct {
 	cost   mission.Cost
 	wallNS int64
 	match  matcherTally
+	blame  blameTally
+}
+
+// blameTally counts flagged items with a blame, and those naming an edge or
+// an agent.
+type blameTally struct{ flagged, edge, agent int }
+
+func isEdge(loc string) bool {
+	_, ok := mission.Location(loc).Edge()
+	return ok
+}
+
+func (t *blameTally) add(blame []string) {
+	if len(blame) == 0 {
+		return
+	}
+	t.flagged++
+	edge, agent := false, false
+	for _, b := range blame {
+		switch {
+		case b == "":
+		case strings.Contains(b, "->") && isEdge(b): // a cheap test first: parsing a non-edge allocates its error
+			edge = true
+		default:
+			agent = true
+		}
+	}
+	if edge {
+		t.edge++
+	}
+	if agent {
+		t.agent++
+	}
 }
 
 type cell struct{ n, detected, raw int }
@@ -149,6 +183,9 @@ func (a *Aggregator) Add(it Item) {
 	sp.cost.Add(it.Cost)
 	sp.wallNS += it.WallNS
 	sp.match.add(it)
+	if it.Flagged {
+		sp.blame.add(it.Blame)
+	}
 
 	s := a.suite(suiteKey{d, b, it.Trial})
 	s.scenarios++

@@ -15,6 +15,7 @@ func (a *Aggregator) Results() *Results {
 	r := &Results{
 		Schema:      Schema,
 		Protocol:    a.cfg.Protocol,
+		Methods:     a.cfg.Methods,
 		Thresholds:  a.cfg.Thresholds,
 		CostWeights: a.cfg.CostWeights,
 		Warnings:    a.warn.list(),
@@ -27,14 +28,16 @@ func (a *Aggregator) Results() *Results {
 	runs := a.view(builds)
 	r.suites = runs
 	r.Validity = a.validity(designs, builds, runs)
-	r.Detection, r.Localisation = detectionRows(designs, classes, builds, runs)
-	r.TrajectoryMatchers = a.matcherRows(designs)
 	r.DetectionByMutant = mutantDetectionRows(designs, builds, runs)
+	r.Detection, r.Localisation = detectionRows(designs, classes, builds, r.DetectionByMutant)
+	r.TrajectoryMatchers = a.matcherRows(designs)
 	r.DetectionByScenario = a.scenarioRows(builds)
 	r.FalseAlarms = falseAlarmRows(designs, runs)
 	r.PassK, r.PassKByCategory = a.passKRows(builds)
 	r.Cost = a.costRows(designs, runs)
-	r.Paired = pairedRows(designs, classes, runs)
+	r.PairedByMutant = pairedMutantRows(designs, builds, runs)
+	r.Paired = pairedRows(designs, classes, r.PairedByMutant)
+	r.Blames = a.blameRows(designs)
 	r.Mutants = a.mutantRows(builds, runs)
 	r.Examples = runs.examples()
 	r.Hypotheses = evaluateHypotheses(r)
@@ -171,7 +174,7 @@ func (a *Aggregator) validity(designs []string, builds []BuildInfo, runs *suiteV
 		return Validity{Valid: false, Reason: NoControlReason}
 	}
 	if len(missed) == 0 {
-		return Validity{Valid: true, ControlSuiteRuns: checked}
+		return Validity{Valid: true, ControlSuiteRuns: checked, ControlMutants: controls}
 	}
 	reason := missed[0]
 	if len(missed) > 1 {
@@ -182,7 +185,7 @@ func (a *Aggregator) validity(designs []string, builds []BuildInfo, runs *suiteV
 	} else {
 		reason += ": the harness cannot be validated"
 	}
-	return Validity{Valid: false, Reason: reason, ControlSuiteRuns: checked}
+	return Validity{Valid: false, Reason: reason, ControlSuiteRuns: checked, ControlMutants: controls}
 }
 
 // NoControlReason is the validity reason of a run without a control
@@ -190,66 +193,59 @@ func (a *Aggregator) validity(designs []string, builds []BuildInfo, runs *suiteV
 // at all.
 const NoControlReason = "no control mutant in the catalogue: the harness cannot be validated"
 
-// detectionRows computes detection and localisation per design × class.
-func detectionRows(designs, classes []string, builds []BuildInfo, runs *suiteView) ([]DetectionRow, []LocalisationRow) {
-	type key struct{ design, class string }
-	det := make(map[key]*DetectionRow)
-	loc := make(map[key]*LocalisationRow)
-	var dets []*DetectionRow
-	var locs []*LocalisationRow
+// detectionRows computes detection and localisation per design × class
+// from the per-mutant rows: clustered on the mutants, with the trial-level
+// figures beside them.
+func detectionRows(designs, classes []string, builds []BuildInfo, byMutant []MutantDetection) ([]DetectionRow, []LocalisationRow) {
+	var dets []DetectionRow
+	var locs []LocalisationRow
 	for _, d := range designs {
 		for _, c := range classes {
-			row := &DetectionRow{Design: d, Class: c}
+			row := DetectionRow{Design: d, Class: c}
+			l := LocalisationRow{Design: d, Class: c}
 			for _, b := range builds {
 				if b.Class == c {
 					row.Mutants++
 				}
 			}
-			l := &LocalisationRow{Design: d, Class: c}
-			det[key{d, c}], loc[key{d, c}] = row, l
+			var det, raw, exact, adj []Cluster
+			for _, m := range byMutant {
+				if m.Design != d || m.Class != c {
+					continue
+				}
+				row.Detected += m.Detected
+				row.RawDetected += m.RawDetected
+				row.N += m.N
+				l.Flagged += m.Detected
+				l.Exact += m.Exact
+				l.Adjacent += m.Adjacent
+				det = append(det, Cluster{m.Detected, m.N})
+				raw = append(raw, Cluster{m.RawDetected, m.N})
+				exact = append(exact, Cluster{m.Exact, m.Detected})
+				adj = append(adj, Cluster{m.Adjacent, m.Detected})
+			}
+			row.Rate, row.Units, row.CI95 = clustered(det)
+			row.RawRate, _, row.RawCI95 = clustered(raw)
+			row.TrialRate, row.TrialCI95 = rateOf(row.Detected, row.N), wilsonCI(row.Detected, row.N)
+			row.RawTrialRate, row.RawTrialCI95 = rateOf(row.RawDetected, row.N), wilsonCI(row.RawDetected, row.N)
+			l.ExactRate, l.Units, l.ExactCI95 = clustered(exact)
+			l.AdjacentRate, _, l.AdjacentCI95 = clustered(adj)
+			l.ExactTrialRate, l.ExactTrialCI95 = rateOf(l.Exact, l.Flagged), wilsonCI(l.Exact, l.Flagged)
+			l.AdjacentTrialRate, l.AdjacentTrialCI95 = rateOf(l.Adjacent, l.Flagged), wilsonCI(l.Adjacent, l.Flagged)
 			dets, locs = append(dets, row), append(locs, l)
 		}
 	}
-	runs.each(func(r *suiteRun) {
-		if r.build.ID == CleanBuild {
-			return
-		}
-		k := key{r.design, r.build.Class}
-		row, l := det[k], loc[k]
-		if row == nil {
-			return
-		}
-		row.N++
-		if r.raw {
-			row.RawDetected++
-		}
-		if r.detected {
-			row.Detected++
-			l.Flagged++
-			if r.exact {
-				l.Exact++
-			}
-			if r.adjacent {
-				l.Adjacent++
-			}
-		}
-	})
-	out := make([]DetectionRow, len(dets))
-	outL := make([]LocalisationRow, len(locs))
-	for i, row := range dets {
-		row.Rate, row.CI95 = rateOf(row.Detected, row.N), wilsonCI(row.Detected, row.N)
-		row.RawRate, row.RawCI95 = rateOf(row.RawDetected, row.N), wilsonCI(row.RawDetected, row.N)
-		out[i] = *row
-	}
-	for i, l := range locs {
-		l.ExactRate, l.ExactCI95 = rateOf(l.Exact, l.Flagged), wilsonCI(l.Exact, l.Flagged)
-		l.AdjacentRate, l.AdjacentCI95 = rateOf(l.Adjacent, l.Flagged), wilsonCI(l.Adjacent, l.Flagged)
-		outL[i] = *l
-	}
-	return out, outL
+	return dets, locs
 }
 
-// mutantDetectionRows computes detection per design × mutant.
+// clustered is [ClusteredRate] as a rate, its number of mutants and its CI.
+func clustered(cs []Cluster) (F4, int, CI) {
+	rate, m, lo, hi := ClusteredRate(cs)
+	return f4(rate), m, ciOf(lo, hi)
+}
+
+// mutantDetectionRows computes detection and localisation per design ×
+// mutant.
 func mutantDetectionRows(designs []string, builds []BuildInfo, runs *suiteView) []MutantDetection {
 	type key struct{ design, build string }
 	idx := make(map[key]int)
@@ -271,6 +267,12 @@ func mutantDetectionRows(designs []string, builds []BuildInfo, runs *suiteView) 
 		}
 		if r.detected {
 			out[j].Detected++
+			if r.exact {
+				out[j].Exact++
+			}
+			if r.adjacent {
+				out[j].Adjacent++
+			}
 		}
 	})
 	for i := range out {
@@ -474,62 +476,116 @@ func (a *Aggregator) costRows(designs []string, runs *suiteView) []CostRow {
 	return out
 }
 
-// pairedRows runs McNemar's exact test for every pair of designs and class
-// over the (mutant, trial) suite runs both designs evaluated.
-func pairedRows(designs, classes []string, runs *suiteView) []PairedRow {
+// pairedMutantRows tabulates, for every pair of designs and mutated build,
+// the (mutant, trial) suite runs both designs evaluated: detection, and
+// exact localisation among the trials both detected.
+func pairedMutantRows(designs []string, builds []BuildInfo, runs *suiteView) []PairedMutant {
 	type key struct {
 		design, build string
 		trial         int
 	}
-	det := make(map[key]bool)
-	type mt struct {
-		build, class string
-		trial        int
-	}
-	var units []mt
-	seen := make(map[mt]bool)
+	type mark struct{ detected, exact bool }
+	marks := make(map[key]mark)
+	trials := make(map[string][]int) // per build, in order, each once
+	seen := make(map[key]bool)
 	runs.each(func(r *suiteRun) {
-		b := r.build
-		if b.ID == CleanBuild {
+		b := r.build.ID
+		if b == CleanBuild {
 			return
 		}
-		det[key{r.design, b.ID, r.trial}] = r.detected
-		u := mt{b.ID, b.Class, r.trial}
-		if !seen[u] {
-			seen[u] = true
-			units = append(units, u)
+		marks[key{r.design, b, r.trial}] = mark{r.detected, r.exact}
+		if t := (key{"", b, r.trial}); !seen[t] {
+			seen[t] = true
+			trials[b] = append(trials[b], r.trial)
 		}
 	})
+	var out []PairedMutant
+	for i, da := range designs {
+		for _, db := range designs[i+1:] {
+			for _, b := range builds {
+				row := PairedMutant{A: da, B: db, Build: b.ID, Class: b.Class}
+				for _, t := range trials[b.ID] {
+					ma, okA := marks[key{da, b.ID, t}]
+					mb, okB := marks[key{db, b.ID, t}]
+					if !okA || !okB {
+						continue
+					}
+					cell4(&row.Both, &row.OnlyA, &row.OnlyB, &row.Neither, ma.detected, mb.detected)
+					if ma.detected && mb.detected {
+						cell4(&row.ExactBoth, &row.ExactOnlyA, &row.ExactOnlyB, &row.ExactNeither, ma.exact, mb.exact)
+					}
+				}
+				out = append(out, row)
+			}
+		}
+	}
+	return out
+}
+
+// cell4 counts one paired outcome into its cell.
+func cell4(both, onlyA, onlyB, neither *int, a, b bool) {
+	switch {
+	case a && b:
+		*both++
+	case a:
+		*onlyA++
+	case b:
+		*onlyB++
+	default:
+		*neither++
+	}
+}
+
+// pairedRows compares every pair of designs on every class, from the
+// per-mutant tables: the clustered paired difference and McNemar's exact
+// test on the mutants, the trial-level table and its exact test beside
+// them, and both p-values Holm-adjusted over the family of rows.
+func pairedRows(designs, classes []string, byMutant []PairedMutant) []PairedRow {
 	var out []PairedRow
 	for _, c := range classes {
 		for i, da := range designs {
 			for _, db := range designs[i+1:] {
 				row := PairedRow{A: da, B: db, Class: c}
-				for _, u := range units {
-					if u.class != c {
-						continue
-					}
-					va, okA := det[key{da, u.build, u.trial}]
-					vb, okB := det[key{db, u.build, u.trial}]
-					if !okA || !okB {
-						continue
-					}
-					row.N++
-					switch {
-					case va && vb:
-						row.Both++
-					case va:
-						row.OnlyA++
-					case vb:
-						row.OnlyB++
-					default:
-						row.Neither++
+				var ps []Pair
+				var sum Pair
+				for _, m := range byMutant {
+					if m.A == da && m.B == db && m.Class == c {
+						ps = append(ps, m.detection())
+						sum = sum.add(m.detection())
 					}
 				}
-				row.PValue = f4(McNemarExact(row.OnlyA, row.OnlyB))
+				d, units, lo, hi := ClusteredPaired(ps)
+				row.Diff, row.Units, row.DiffCI95 = f4(d), units, ciOf(lo, hi)
+				var p float64
+				row.MoreA, row.MoreB, p = MutantMcNemar(ps)
+				row.PValue = f4(p)
+				row.N, row.Both, row.OnlyA, row.OnlyB, row.Neither = sum.N(), sum.Both, sum.OnlyA, sum.OnlyB, sum.Neither
+				row.TrialPValue = f4(McNemarExact(sum.OnlyA, sum.OnlyB))
 				out = append(out, row)
 			}
 		}
+	}
+	mutantP, trialP := make([]float64, len(out)), make([]float64, len(out))
+	for i, r := range out {
+		mutantP[i], trialP[i] = float64(r.PValue), float64(r.TrialPValue)
+	}
+	mutantP, trialP = Holm(mutantP), Holm(trialP)
+	for i := range out {
+		out[i].PHolm, out[i].TrialPHolm = f4(mutantP[i]), f4(trialP[i])
+	}
+	return out
+}
+
+// blameRows lists, per design, what its flagged items blamed.
+func (a *Aggregator) blameRows(designs []string) []BlameRow {
+	out := make([]BlameRow, 0, len(designs))
+	for _, d := range designs {
+		row := BlameRow{Design: d}
+		if id, ok := a.designIDs.lookup(d); ok && a.spent[id] != nil {
+			b := a.spent[id].blame
+			row.Flagged, row.Edge, row.Agent = b.flagged, b.edge, b.agent
+		}
+		out = append(out, row)
 	}
 	return out
 }

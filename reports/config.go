@@ -9,6 +9,9 @@ type Config struct {
 	Scenarios   []ScenarioInfo
 	CostWeights CostWeights
 	Thresholds  Thresholds
+	// Methods describes what ran (mission, cores, designs, limits) for the
+	// reports' methods and limitations section.
+	Methods Methods
 }
 
 // ProtocolInfo is the protocol summary results.json carries.
@@ -18,6 +21,24 @@ type ProtocolInfo struct {
 	Seed          uint64 `json:"seed"`
 	Trials        int    `json:"trials"`
 	ContractLevel string `json:"contract_level"`
+	// Locked says the protocol was pre-registered with `baton protocol
+	// lock`; InputsSHA256 is the root of the hash tree of everything the
+	// run read (the protocol and every file it names).
+	Locked       bool   `json:"locked"`
+	InputsSHA256 string `json:"inputs_sha256,omitempty"`
+	// Deviations are the settings a run changed from its locked protocol,
+	// each with its reason: every report shows them first.
+	Deviations []Deviation `json:"deviations"`
+}
+
+// Deviation is one setting a run changed from its locked protocol (with
+// `baton run --deviate REASON`): the setting, the locked value, the value
+// the run used, and why.
+type Deviation struct {
+	Setting string `json:"setting"`
+	Locked  string `json:"locked"`
+	Ran     string `json:"ran"`
+	Reason  string `json:"reason"`
 }
 
 // BuildInfo describes one build: "clean" (Class "") or a mutant.

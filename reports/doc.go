@@ -1,9 +1,11 @@
 // Package reports turns the experiment's stream of work items into
-// everything a researcher, an architect or an auditor reads: detection,
-// localisation and false-alarm rates with 95% Wilson intervals, pass^k
-// reliability, cost, paired McNemar tests, the mutant status table, the
-// verdicts on hypotheses H1–H3, and the blinded human review with Cohen's
-// kappa.
+// everything a researcher, an architect or an auditor reads: detection and
+// localisation rates with the mutant as the unit ([ClusteredRate]) and the
+// trial-level rates beside them, false alarms, pass^k reliability, cost,
+// paired comparisons of designs on the same mutants ([ClusteredPaired],
+// [MutantMcNemar], [Holm]), the mutant status table, the verdicts on
+// hypotheses H1–H3, the blinded human review with Cohen's kappa and its
+// interval ([KappaCI]), and a methods and limitations section.
 //
 // An [Aggregator] takes [Item]s one at a time and [Aggregator.Results]
 // computes a [Results], which [WriteAll] renders as results.json
@@ -30,7 +32,12 @@
 // the run folder as review-key.json ([ReviewKeyFile]), outside review/,
 // the folder reviewers receive.
 //
+// results.json keeps every float at full precision ([F4]); only the
+// renderers round, and every verdict is computed from unrounded values.
+//
 // Nothing here is keyed by an expected figure: every number is computed from
-// the items. The statistics are small and written by hand in stats.go, each
-// tested against published reference values.
+// the items. The statistics are small and written by hand in stats.go and
+// cluster.go (whose comment says why the mutant is the unit and which
+// published method each interval is), each tested against published
+// reference values.
 package reports

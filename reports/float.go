@@ -1,12 +1,15 @@
 package reports
 
 import (
+	"encoding/json"
 	"math"
 	"strconv"
 )
 
-// F4 is a float that marshals rounded to 4 decimal places in fixed-point
-// notation, so results.json and the CSVs are byte-stable.
+// F4 is a float that results.json keeps at full precision (the shortest
+// decimal that reads back as the same float64) and that the renderers —
+// report.md, report.html and the CSVs — print rounded to 4 decimal places
+// ([F4.String]). Every verdict is computed from the unrounded value.
 type F4 float64
 
 // Round4 rounds v to 4 decimal places.
@@ -19,7 +22,8 @@ func Round4(v float64) float64 {
 }
 
 // String formats f rounded to 4 decimal places, shortest form ("0.2",
-// "0.1183", "1"). NaN and infinities format as "null".
+// "0.1183", "1"), as the renderers print it. NaN and infinities format as
+// "null".
 func (f F4) String() string {
 	v := float64(f)
 	if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -28,21 +32,30 @@ func (f F4) String() string {
 	return strconv.FormatFloat(Round4(v), 'f', -1, 64)
 }
 
-// MarshalJSON writes f rounded to 4 decimal places.
-func (f F4) MarshalJSON() ([]byte, error) { return []byte(f.String()), nil }
+// MarshalJSON writes f at full precision, as encoding/json writes a
+// float64; NaN and infinities as null.
+func (f F4) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return []byte("null"), nil
+	}
+	if v == 0 {
+		v = 0 // no negative zero
+	}
+	return json.Marshal(v)
+}
 
-// f4 rounds v to 4 decimal places as an F4, so a Results in memory equals
-// the one read back from results.json.
-func f4(v float64) F4 { return F4(Round4(v)) }
+// f4 turns a computed value into an F4, unrounded.
+func f4(v float64) F4 { return F4(v) }
 
 // CI is a 95% interval, low then high.
 type CI [2]F4
 
+// ciOf returns lo and hi as a CI.
+func ciOf(lo, hi float64) CI { return CI{f4(lo), f4(hi)} }
+
 // wilsonCI returns the Wilson interval of k/n as a CI.
-func wilsonCI(k, n int) CI {
-	lo, hi := Wilson(k, n)
-	return CI{f4(lo), f4(hi)}
-}
+func wilsonCI(k, n int) CI { return ciOf(Wilson(k, n)) }
 
 // rateOf returns k/n as an F4 (0 when n is 0).
 func rateOf(k, n int) F4 { return f4(ratio(k, n)) }

@@ -51,7 +51,10 @@ type drill struct {
 type htmlView struct {
 	R                     *Results
 	ClassNames            []string
-	Detection, Raw        []htmlRow
+	Deviations            []string
+	ControlEvidence       string
+	Methods               []methodsPart
+	Detection, Trial, Raw []htmlRow
 	Exact, Adjacent       []htmlRow
 	DetSVG, LocSVG        template.HTML
 	PassSVG, PassBuildSVG template.HTML
@@ -131,12 +134,10 @@ func HTML(r *Results) ([]byte, error) {
 // whose items link to their traces ([Results.TracePattern]) or show the
 // command that regenerates them. Every string is escaped by html/template,
 // and every label inside the SVG by vgsvg.
-func WriteHTML(out io.Writer, r *Results) error {
-	r = r.normalised()
-	designs, classes := designsAndClasses(r)
-	v := htmlView{R: r, ClassNames: classes}
-
-	anchor := make(map[[2]string]string)
+// figures builds the detection and localisation matrices and heat maps,
+// each cell linked to its drill-down anchor.
+func (v *htmlView) figures(designs, classes []string, anchor map[[2]string]string) error {
+	r := v.R
 	det := make(map[[2]string]DetectionRow)
 	loc := make(map[[2]string]LocalisationRow)
 	for _, d := range r.Detection {
@@ -145,6 +146,80 @@ func WriteHTML(out io.Writer, r *Results) error {
 	for _, l := range r.Localisation {
 		loc[[2]string{l.Design, l.Class}] = l
 	}
+	// A cell is a clustered figure (rate, interval, mutants) and, after it,
+	// the trial-level count it stands on, or the trial-level figure alone.
+	type fig struct {
+		rate    F4
+		ci      CI
+		m, k, n int
+	}
+	cellRow := func(d string, clustered bool, get func(c string) fig) htmlRow {
+		row := htmlRow{Name: d}
+		for _, c := range classes {
+			f := get(c)
+			text, v, empty := rateCell(f.k, f.n), ratio(f.k, f.n), f.n == 0
+			if clustered {
+				text, v, empty = mutantCell(f.rate, f.ci, f.m)+"; trials "+fmt.Sprintf("%d/%d", f.k, f.n), float64(f.rate), f.m == 0
+			}
+			row.Cells = append(row.Cells, htmlCell{Text: text, Anchor: anchor[[2]string{d, c}], Style: colour(v, empty)})
+		}
+		return row
+	}
+	detFig := func(d, c string) fig { x := det[[2]string{d, c}]; return fig{x.Rate, x.CI95, x.Units, x.Detected, x.N} }
+	exactFig := func(d, c string) fig {
+		x := loc[[2]string{d, c}]
+		return fig{x.ExactRate, x.ExactCI95, x.Units, x.Exact, x.Flagged}
+	}
+	for _, d := range designs {
+		v.Detection = append(v.Detection, cellRow(d, true, func(c string) fig { return detFig(d, c) }))
+		v.Trial = append(v.Trial, cellRow(d, false, func(c string) fig { return detFig(d, c) }))
+		v.Raw = append(v.Raw, cellRow(d, true, func(c string) fig {
+			x := det[[2]string{d, c}]
+			return fig{x.RawRate, x.RawCI95, x.Units, x.RawDetected, x.N}
+		}))
+		v.Exact = append(v.Exact, cellRow(d, true, func(c string) fig { return exactFig(d, c) }))
+		v.Adjacent = append(v.Adjacent, cellRow(d, true, func(c string) fig {
+			x := loc[[2]string{d, c}]
+			return fig{x.AdjacentRate, x.AdjacentCI95, x.Units, x.Adjacent, x.Flagged}
+		}))
+	}
+
+	heat := func(title string, get func(d, c string) fig) (template.HTML, error) {
+		z := make([][]float64, len(designs))
+		text := make([][]string, len(designs))
+		for i, d := range designs {
+			for _, c := range classes {
+				f := get(d, c)
+				if f.m == 0 {
+					z[i] = append(z[i], math.NaN())
+					text[i] = append(text[i], "–")
+					continue
+				}
+				z[i] = append(z[i], float64(f.rate))
+				text[i] = append(text[i], fmt.Sprintf("%.2f [%.2f–%.2f] (%d)", float64(f.rate), float64(f.ci[0]), float64(f.ci[1]), f.m))
+			}
+		}
+		s, err := heatmapSVG(title, designs, classes, z, text)
+		return template.HTML(s), err // vgsvg escapes every label
+	}
+	var err error
+	if v.DetSVG, err = heat("Detection (design × class), per mutant", detFig); err != nil {
+		return err
+	}
+	if v.LocSVG, err = heat("Exact localisation (design × class), per mutant", exactFig); err != nil {
+		return err
+	}
+	v.Deviations = deviationLines(r.Protocol)
+	v.ControlEvidence = controlEvidence(r)
+	v.Methods = methodsSection(r)
+	return nil
+}
+
+// drillDown builds the drill-down section, one per design × class cell,
+// and returns each cell's anchor.
+func (v *htmlView) drillDown(designs, classes []string) map[[2]string]string {
+	r := v.R
+	anchor := make(map[[2]string]string)
 	for _, d := range designs {
 		for _, c := range classes {
 			a := fmt.Sprintf("cell-%d", len(v.Drills)+1)
@@ -181,54 +256,17 @@ func WriteHTML(out io.Writer, r *Results) error {
 			v.Drills = append(v.Drills, dr)
 		}
 	}
+	return anchor
+}
 
-	cellRow := func(d string, get func(c string) (k, n int)) htmlRow {
-		row := htmlRow{Name: d}
-		for _, c := range classes {
-			k, n := get(c)
-			row.Cells = append(row.Cells, htmlCell{Text: rateCell(k, n), Anchor: anchor[[2]string{d, c}], Style: colour(ratio(k, n), n == 0)})
-		}
-		return row
-	}
-	for _, d := range designs {
-		v.Detection = append(v.Detection, cellRow(d, func(c string) (int, int) { x := det[[2]string{d, c}]; return x.Detected, x.N }))
-		v.Raw = append(v.Raw, cellRow(d, func(c string) (int, int) { x := det[[2]string{d, c}]; return x.RawDetected, x.N }))
-		v.Exact = append(v.Exact, cellRow(d, func(c string) (int, int) { x := loc[[2]string{d, c}]; return x.Exact, x.Flagged }))
-		v.Adjacent = append(v.Adjacent, cellRow(d, func(c string) (int, int) { x := loc[[2]string{d, c}]; return x.Adjacent, x.Flagged }))
-	}
-
-	heat := func(title string, get func(d, c string) (k, n int)) (template.HTML, error) {
-		z := make([][]float64, len(designs))
-		text := make([][]string, len(designs))
-		for i, d := range designs {
-			for _, c := range classes {
-				k, n := get(d, c)
-				if n == 0 {
-					z[i] = append(z[i], math.NaN())
-					text[i] = append(text[i], "–")
-					continue
-				}
-				z[i] = append(z[i], ratio(k, n))
-				text[i] = append(text[i], fmt.Sprintf("%.2f (%d/%d)", ratio(k, n), k, n))
-			}
-		}
-		s, err := heatmapSVG(title, designs, classes, z, text)
-		return template.HTML(s), err // vgsvg escapes every label
-	}
-	var err error
-	if v.DetSVG, err = heat("Detection (design × class)", func(d, c string) (int, int) {
-		x := det[[2]string{d, c}]
-		return x.Detected, x.N
-	}); err != nil {
+func WriteHTML(out io.Writer, r *Results) error {
+	r = r.normalised()
+	designs, classes := designsAndClasses(r)
+	v := htmlView{R: r, ClassNames: classes}
+	anchor := v.drillDown(designs, classes)
+	if err := v.figures(designs, classes, anchor); err != nil {
 		return err
 	}
-	if v.LocSVG, err = heat("Exact localisation (design × class)", func(d, c string) (int, int) {
-		x := loc[[2]string{d, c}]
-		return x.Exact, x.Flagged
-	}); err != nil {
-		return err
-	}
-
 	var cleanCurves, buildCurves []curve
 	for _, x := range r.PassKByCategory {
 		if x.Build != CleanBuild {
@@ -308,7 +346,10 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"rate":  rateCell,
 	"args":  func(c []string, r []htmlRow) matrixArgs { return matrixArgs{c, r} },
 	"last":  func(s []F4) int { return len(s) - 1 },
-	"kappa": func(k *F4) string { return kappaString(k, "undefined") },
+	"kappa": kappaCell,
+	"p":     func(p F4) string { return FormatP(float64(p)) },
+	"diff":  diffCell,
+	"mrate": mutantCell,
 	"join":  func(s []string) string { return strings.Join(s, ", ") },
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
@@ -322,6 +363,7 @@ th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:
 td a{color:inherit}
 .valid{background:#e6f4ea;padding:.5rem 1rem;border-left:4px solid #1e8e3e}
 .discarded{background:#fce8e6;padding:.5rem 1rem;border-left:4px solid #d93025}
+.note{background:#fef7e0;padding:.5rem 1rem;border-left:4px solid #b06000}
 .confirmed{color:#1e8e3e}.refuted{color:#d93025}.inconclusive{color:#b06000}
 svg{max-width:100%;height:auto}
 details{margin:.5rem 0}
@@ -331,9 +373,11 @@ details{margin:.5rem 0}
 <h1>baton report</h1>
 <p>Protocol {{.R.Protocol.Name}}, sha256 <code>{{.R.Protocol.SHA256}}</code>, seed {{.R.Protocol.Seed}},
 {{.R.Protocol.Trials}} trials, contract level {{.R.Protocol.ContractLevel}}. Schema {{.R.Schema}}.{{with .R.Baton}} Run by baton {{.}}.{{end}}</p>
+<div class="{{if .R.Protocol.Deviations}}discarded{{else if .R.Protocol.Locked}}valid{{else}}note{{end}}">{{range $i, $l := .Deviations}}{{if eq $i 0}}<p><b>{{$l}}</b></p><ul>{{else}}<li>{{$l}}</li>{{end}}{{end}}</ul></div>
+<p>Rates are per mutant (the unit of analysis), with the trial-level rate beside them; see <a href="#methods">Methods and limitations</a>.</p>
 
 <h2 id="validity">Validity</h2>
-{{if .R.Validity.Valid}}<p class="valid"><b>Valid.</b> Every design caught every control mutant in every trial ({{.R.Validity.ControlSuiteRuns}} control suite runs checked): each flagged a scenario that its clean twin does not flag.{{with .R.Validity.Reason}} Note: {{.}}.{{end}}</p>
+{{if .R.Validity.Valid}}<p class="valid"><b>Valid.</b> Every design caught every control mutant in every trial ({{.R.Validity.ControlSuiteRuns}} control suite runs checked): each flagged a scenario that its clean twin does not flag. {{.ControlEvidence}}{{with .R.Validity.Reason}} Note: {{.}}.{{end}}</p>
 {{else}}<p class="discarded"><b>DISCARDED.</b> {{.R.Validity.Reason}}. The harness is not validated: no figure below stands.</p>{{end}}
 
 <h2 id="hypotheses">Hypotheses</h2>
@@ -343,14 +387,17 @@ details{margin:.5rem 0}
 {{with .R.Warnings}}<h2>Warnings</h2><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 
 <h2 id="detection">Detection</h2>
-<p>Share of (mutant × trial) suite runs in which the design flags a scenario that it does not flag on the clean build under the same seed: rate [95% Wilson interval] (k/n). Each cell links to its suite runs.</p>
+<p>Mean over the class's mutants of each mutant's share of suite runs in which the design flags a scenario that it does not flag on the clean build under the same seed: rate [95% Wilson interval on the mutants] (mutants); then the trial-level count. Each cell links to its suite runs.</p>
 {{.DetSVG}}
 {{template "matrix" (args .ClassNames .Detection)}}
+<h3>Trial level, conditional on these mutants</h3>
+<p>Share of (mutant × trial) suite runs detected: rate [95% Wilson interval] (k/n). It says how often these very mutants were caught, not how often the class would be.</p>
+{{template "matrix" (args .ClassNames .Trial)}}
 <h3>Raw detection (any flag)</h3>
 {{template "matrix" (args .ClassNames .Raw)}}
 
 <h2 id="localisation">Localisation</h2>
-<p>Among detected suite runs, the share whose top blame is the mutant's location (exact) or the location or a neighbour of it (adjacent).</p>
+<p>Among detected suite runs, the share whose top blame is the mutant's location (exact) or the location or a neighbour of it (adjacent): the mean over the mutants the design detected at least once, with the 95% Wilson interval on those mutants; then the trial-level count.</p>
 {{.LocSVG}}
 <h3>Exact</h3>
 {{template "matrix" (args .ClassNames .Exact)}}
@@ -379,21 +426,27 @@ details{margin:.5rem 0}
 {{range .R.Cost}}<tr><td>{{.Design}}</td><td>{{.SuiteRuns}}</td><td>{{.PerSuite.ModelCalls}}</td><td>{{.PerSuite.ToolCalls}}</td><td>{{.PerSuite.Tokens}}</td><td>{{.PerSuite.SandboxResets}}</td><td>{{.PerSuite.WallMS}}</td><td>{{.MoneyPerSuite}} {{.Currency}}</td><td>{{.Money}} {{.Currency}}</td></tr>
 {{end}}</table>
 
-<h2 id="paired">Paired tests</h2>
-<p>McNemar's exact test on the same (mutant, trial) suite runs.</p>
-<table><tr><th>class</th><th>designs</th><th>n</th><th>both</th><th>only a</th><th>only b</th><th>neither</th><th>p</th></tr>
-{{range .R.Paired}}<tr><td>{{.Class}}</td><td>{{.A}} vs {{.B}}</td><td>{{.N}}</td><td>{{.Both}}</td><td>{{.OnlyA}}</td><td>{{.OnlyB}}</td><td>{{.Neither}}</td><td>{{.PValue}}</td></tr>
+<h2 id="paired">Paired comparisons</h2>
+<p>Designs a and b on the same mutants and trials: the difference a − b of the clustered detection rates with Newcombe's paired interval on the mutants, McNemar's exact test on the mutants, then the trial-level table and its exact test (conditional on these mutants); both p-values Holm-adjusted over the table's tests.</p>
+<table><tr><th>class</th><th>designs</th><th>mutants</th><th>a − b [95% CI]</th><th>more a</th><th>more b</th><th>p (mutants)</th><th>p Holm</th><th>trial pairs</th><th>both</th><th>only a</th><th>only b</th><th>neither</th><th>p (trials)</th><th>p Holm (trials)</th></tr>
+{{range .R.Paired}}<tr><td>{{.Class}}</td><td>{{.A}} vs {{.B}}</td><td>{{.Units}}</td><td>{{diff .Diff .DiffCI95 .Units}}</td><td>{{.MoreA}}</td><td>{{.MoreB}}</td><td>{{p .PValue}}</td><td>{{p .PHolm}}</td><td>{{.N}}</td><td>{{.Both}}</td><td>{{.OnlyA}}</td><td>{{.OnlyB}}</td><td>{{.Neither}}</td><td>{{p .TrialPValue}}</td><td>{{p .TrialPHolm}}</td></tr>
 {{end}}</table>
 
 <h2 id="agreement">Agreement</h2>
-{{if .R.Agreement}}<table><tr><th>a</th><th>b</th><th>n</th><th>agreement</th><th>kappa</th></tr>
-{{range .R.Agreement}}<tr><td>{{.AKind}} {{.A}}</td><td>{{.BKind}} {{.B}}</td><td>{{.N}}</td><td>{{rate .Agree .N}}</td><td>{{kappa .Kappa}}</td></tr>
+{{if .R.Agreement}}<p>Cohen's kappa with its 95% interval (kappa ± 1.96·SE, SE of Fleiss, Cohen &amp; Everitt 1969) on the samples both raters rated, of the exported sample.</p>
+<table><tr><th>a</th><th>b</th><th>n</th><th>of sample</th><th>agreement</th><th>kappa [95% CI]</th></tr>
+{{range .R.Agreement}}<tr><td>{{.AKind}} {{.A}}</td><td>{{.BKind}} {{.B}}</td><td>{{.N}}</td><td>{{.Sample}}</td><td>{{rate .Agree .N}}</td><td>{{kappa .}}</td></tr>
 {{end}}</table>{{else}}<p>No reviewer labels imported.</p>{{end}}
 
 <h2 id="mutants">Mutants</h2>
 <table><tr><th>mutant</th><th>class</th><th>location</th><th>operator</th><th>status</th><th>reached</th><th>trace diffs</th><th>detected by</th></tr>
 {{range .R.Mutants}}<tr><td>{{.ID}}</td><td>{{.Class}}</td><td>{{.Location}}</td><td>{{.Operator}}</td><td>{{.Status}}</td><td>{{.Reached}}</td><td>{{.TraceDiffs}}/{{.Observations}}</td><td>{{join .DetectedBy}}</td></tr>
 {{end}}</table>
+
+<h2 id="methods">Methods and limitations</h2>
+{{range .Methods}}<h3>{{.Title}}</h3>
+<ul>{{range .Items}}<li>{{.}}</li>{{end}}</ul>
+{{end}}
 
 <h2 id="drill-down">Drill-down</h2>
 <p>Each cell's mutants, then, for each design and mutant, the first trial the design detected it in and the first it missed it in, with their items:

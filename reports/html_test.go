@@ -29,6 +29,14 @@ func evilResults() *Results {
 	}
 	r := a.Results()
 	r.TracePattern = "traces/{build}/{design}/{scenario}-{trial}.json"
+	r.Protocol.Locked = true
+	r.Protocol.Deviations = []Deviation{{Setting: "trials" + evil, Locked: "20", Ran: "2" + evil, Reason: "because " + evil}}
+	r.Methods = Methods{
+		Mission: MissionInfo{Name: "m" + evil, Version: evil},
+		Cores:   []CoreInfo{{Agent: "intake" + evil, Kind: CoreModel, Model: evil, Detail: evil}},
+		Designs: []DesignInfo{{ID: "A", Name: evil, Doc: evil}},
+		Limits:  []string{evil},
+	}
 	return r
 }
 
@@ -54,6 +62,40 @@ func TestHTMLEscapesScenarioText(t *testing.T) {
 	}
 }
 
+// TestMethodsAndDeviations: every report carries the deviations first and
+// the methods and limitations section, with the protocol's own limits and
+// the clauses a design's definition settles.
+func TestMethodsAndDeviations(t *testing.T) {
+	r := synthResults()
+	r.Protocol.Locked = true
+	r.Protocol.Deviations = []Deviation{{Setting: "trials", Locked: "20", Ran: "4", Reason: "a pilot"}}
+	files := renderAll(t, r)
+	md, html := string(files["report.md"]), string(files["report.html"])
+	for name, doc := range map[string]string{"report.md": md, "report.html": html} {
+		dev, validity := strings.Index(doc, "DEVIATED from the locked protocol in 1 setting"), strings.Index(doc, "Validity")
+		if dev < 0 || dev > validity || !strings.Contains(doc, "trials: locked 20, ran 4; reason: a pilot") {
+			t.Errorf("%s does not show the deviation before the validity gate", name)
+		}
+		for _, want := range []string{"Methods and limitations", "What ran", "Units of analysis and intervals",
+			"Clauses that hold by definition of a design", "What this run cannot show",
+			"Core of intake: a deterministic policy with seeded slips; slips misread 0.01",
+			"Design B named no edge in any of its 29 flagged items",
+			"One reference mission. Results may not transfer",
+			"A synthetic stream: no mission ran.",
+			"Mission synthetic, version 0."} {
+			if !strings.Contains(doc, want) {
+				t.Errorf("%s lacks %q", name, want)
+			}
+		}
+		if strings.Contains(doc, "Design C named no edge") {
+			t.Errorf("%s says C named no edge, but C blamed edges", name)
+		}
+	}
+	if strings.Index(md, "## Methods and limitations") < strings.Index(md, "## Mutants") {
+		t.Error("report.md: methods before the tables")
+	}
+}
+
 func TestHTMLRejectsScriptURLs(t *testing.T) {
 	r := evilResults()
 	r.TracePattern = "javascript:alert(1)//{scenario}"
@@ -76,9 +118,10 @@ func TestHTMLDrillDown(t *testing.T) {
 		ids[m[1]] = true
 	}
 	links := regexp.MustCompile(`href="#(cell-\d+)"`).FindAllStringSubmatch(html, -1)
-	// 3 designs × 5 classes × 4 matrices (detection, raw, exact, adjacent).
-	if len(links) != 60 || len(ids) != 15 {
-		t.Errorf("%d cell links to %d anchors, want 60 links to 15", len(links), len(ids))
+	// 3 designs × 5 classes × 5 matrices (detection, trial level, raw,
+	// exact, adjacent).
+	if len(links) != 75 || len(ids) != 15 {
+		t.Errorf("%d cell links to %d anchors, want 75 links to 15", len(links), len(ids))
 	}
 	for _, l := range links {
 		if !ids[l[1]] {

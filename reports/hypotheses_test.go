@@ -1,34 +1,50 @@
 package reports
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
 
-// fig is one design × class figure for a hand-made Results.
-type fig struct {
-	design, class string
-	detected, n   int
-	exact         int // among detected
-	moneyPerSuite float64
+// group is m mutants of a class with the same figures, for a
+// hand-made Results: design A's detection (k of n trials) or designs B and
+// C's paired table over n trials (detection cells, then exact-localisation
+// cells among the trials both detected).
+type group struct {
+	class string
+	m     int
+	// Design A alone.
+	k, n int
+	// B (first) and C (second).
+	pair, exact Pair
 }
 
-func resultsOf(figs ...fig) *Results {
+// hypoResults builds a Results with A's per-mutant detection, B and C's
+// per-mutant paired tables (and the paired rows pairedRows derives from
+// them), and C's and B's money per suite.
+func hypoResults(cMoney, bMoney float64, groups ...group) *Results {
 	r := &Results{
 		Validity:   Validity{Valid: true},
 		Thresholds: Thresholds{H1MinGap: 0.3, H2MaxDetectionGap: 0.1, H2MinLocalisationGain: 0.2, H2MaxCostRatio: 0.5, H3MinGap: 0.2},
+		Blames:     []BlameRow{{Design: "B", Flagged: 10, Agent: 10}, {Design: "C", Flagged: 10, Edge: 9, Agent: 1}},
 	}
-	cost := map[string]float64{}
-	for _, f := range figs {
-		r.Detection = append(r.Detection, DetectionRow{Design: f.design, Class: f.class, Detected: f.detected, N: f.n})
-		r.Localisation = append(r.Localisation, LocalisationRow{Design: f.design, Class: f.class, Flagged: f.detected, Exact: f.exact})
-		if f.moneyPerSuite > 0 {
-			cost[f.design] = f.moneyPerSuite
+	var classes []string
+	for gi, g := range groups {
+		classes = append(classes, g.class)
+		for i := range g.m {
+			id := fmt.Sprintf("%s-%d-%d", g.class, gi, i)
+			if g.n > 0 {
+				r.DetectionByMutant = append(r.DetectionByMutant, MutantDetection{Design: "A", Build: id, Class: g.class, Detected: g.k, N: g.n})
+			}
+			if g.pair.N() > 0 {
+				r.PairedByMutant = append(r.PairedByMutant, PairedMutant{A: "B", B: "C", Build: id, Class: g.class,
+					Both: g.pair.Both, OnlyA: g.pair.OnlyA, OnlyB: g.pair.OnlyB, Neither: g.pair.Neither,
+					ExactBoth: g.exact.Both, ExactOnlyA: g.exact.OnlyA, ExactOnlyB: g.exact.OnlyB, ExactNeither: g.exact.Neither})
+			}
 		}
 	}
-	for _, d := range []string{"A", "B", "C"} {
-		r.Cost = append(r.Cost, CostRow{Design: d, MoneyPerSuite: F4(cost[d])})
-	}
+	r.Paired = pairedRows([]string{"B", "C"}, classes, r.PairedByMutant)
+	r.Cost = []CostRow{{Design: "A"}, {Design: "B", MoneyPerSuite: F4(bMoney)}, {Design: "C", MoneyPerSuite: F4(cMoney)}}
 	return r
 }
 
@@ -44,84 +60,79 @@ func verdict(tb testing.TB, r *Results, id string) Hypothesis {
 }
 
 func TestHypotheses(t *testing.T) {
+	// Both designs detect every trial; C localises each exactly, B none.
+	bothDetect, cLocates := Pair{Both: 20}, Pair{OnlyB: 20}
 	tests := []struct {
 		name, id, want string
-		figs           []fig
+		r              *Results
 		why            string // a substring of why
 	}{
-		{"H1 confirmed: A blind to hand-offs", "H1", Confirmed, []fig{
-			{design: "A", class: "context_loss", detected: 0, n: 100},
-			{design: "A", class: "control", detected: 100, n: 100},
-		}, "do not overlap"},
-		{"H1 refuted: A catches hand-offs too", "H1", Refuted, []fig{
-			{design: "A", class: "context_loss", detected: 95, n: 100},
-			{design: "A", class: "control", detected: 100, n: 100},
-		}, "upper bound"},
-		{"H1 inconclusive: big gap, overlapping intervals", "H1", Inconclusive, []fig{
-			{design: "A", class: "context_loss", detected: 3, n: 10},
-			{design: "A", class: "control", detected: 8, n: 10},
-		}, "overlap"},
-		{"H1 inconclusive: the point gap clears the threshold, its interval does not", "H1", Inconclusive, []fig{
-			// Gap 0.4 with separate Wilson intervals ([0.11–0.33] and
-			// [0.46–0.72]), but the Newcombe interval of the gap starts at
-			// 0.21, below 0.3: not confirmed on the point estimate.
-			{design: "A", class: "context_loss", detected: 10, n: 50},
-			{design: "A", class: "control", detected: 30, n: 50},
-		}, "gap control−hand-off 0.4 [0.2"},
-		{"H1 confirmed: the gap's lower bound clears the threshold", "H1", Confirmed, []fig{
-			{design: "A", class: "context_loss", detected: 20, n: 200},
-			{design: "A", class: "control", detected: 160, n: 200},
-		}, "lower bound reaches the threshold"},
-		{"H1 refuted: hand-off detection not below the control's", "H1", Refuted, []fig{
-			// The gap's upper bound (0.31) still reaches 0.3 with n = 3,
-			// but A catches hand-off defects better than the control.
-			{design: "A", class: "context_loss", detected: 2, n: 3},
-			{design: "A", class: "control", detected: 1, n: 3},
-		}, "not below its control detection at all"},
-		{"H1 inconclusive without control runs", "H1", Inconclusive, []fig{
-			{design: "A", class: "context_loss", detected: 3, n: 10},
-		}, "control 0"},
-		{"H2 confirmed", "H2", Confirmed, []fig{
-			{design: "B", class: "context_loss", detected: 900, n: 1000, exact: 0, moneyPerSuite: 10},
-			{design: "C", class: "context_loss", detected: 890, n: 1000, exact: 800, moneyPerSuite: 1},
-		}, "C 1 / B 10 = 0.1"},
-		{"H2 refuted by cost", "H2", Refuted, []fig{
-			{design: "B", class: "context_loss", detected: 900, n: 1000, exact: 0, moneyPerSuite: 10},
-			{design: "C", class: "context_loss", detected: 890, n: 1000, exact: 800, moneyPerSuite: 9},
-		}, "0.9 vs at most 0.5: fails"},
-		{"H2 refuted by a class C misses", "H2", Refuted, []fig{
-			{design: "B", class: "context_loss", detected: 900, n: 1000, exact: 0, moneyPerSuite: 10},
-			{design: "C", class: "context_loss", detected: 900, n: 1000, exact: 800, moneyPerSuite: 1},
-			{design: "B", class: "escalation_gap", detected: 40, n: 50},
-			{design: "C", class: "escalation_gap", detected: 0, n: 50},
-		}, "misses class escalation_gap"},
-		{"H2 inconclusive: small samples", "H2", Inconclusive, []fig{
-			{design: "B", class: "context_loss", detected: 9, n: 10, exact: 0, moneyPerSuite: 10},
-			{design: "C", class: "context_loss", detected: 9, n: 10, exact: 5, moneyPerSuite: 1},
-		}, "straddles"},
-		{"H3 confirmed", "H3", Confirmed, []fig{
-			{design: "B", class: "context_loss", detected: 900, n: 1000, exact: 0},
-			{design: "C", class: "context_loss", detected: 890, n: 1000, exact: 800},
-		}, "B 900/900"},
-		{"H3 refuted", "H3", Refuted, []fig{
-			{design: "B", class: "context_loss", detected: 900, n: 1000, exact: 800},
-			{design: "C", class: "context_loss", detected: 890, n: 1000, exact: 800},
-		}, "at least 0.2"},
-		{"H3 inconclusive: nothing detected", "H3", Inconclusive, []fig{
-			{design: "B", class: "context_loss", detected: 0, n: 10},
-			{design: "C", class: "context_loss", detected: 0, n: 10},
-		}, "B 0, C 0"},
+		{"H1 confirmed: A blind to hand-offs", "H1", Confirmed, hypoResults(0, 0,
+			group{class: "context_loss", m: 5, k: 0, n: 20},
+			group{class: "control", m: 4, k: 20, n: 20},
+		), "do not overlap"},
+		{"H1 inconclusive: many trials do not make up for few mutants", "H1", Inconclusive, hypoResults(0, 0,
+			// 200/200 against 0/200 trial by trial, but the evidence is two
+			// hand-off mutants and one control: their intervals overlap.
+			group{class: "context_loss", m: 2, k: 0, n: 100},
+			group{class: "control", m: 1, k: 200, n: 200},
+		), "intervals overlap"},
+		{"H1 refuted: A catches hand-offs too", "H1", Refuted, hypoResults(0, 0,
+			group{class: "context_loss", m: 40, k: 19, n: 20},
+			group{class: "control", m: 40, k: 20, n: 20},
+		), "upper bound"},
+		{"H1 inconclusive: the gap's interval straddles the threshold", "H1", Inconclusive, hypoResults(0, 0,
+			group{class: "context_loss", m: 10, k: 4, n: 20},
+			group{class: "control", m: 10, k: 16, n: 20},
+		), "gap control−hand-off 0.6 ["},
+		{"H1 refuted: hand-off detection not below the control's", "H1", Refuted, hypoResults(0, 0,
+			group{class: "context_loss", m: 3, k: 20, n: 20},
+			group{class: "control", m: 3, k: 10, n: 20},
+		), "not below its control detection at all"},
+		{"H1 inconclusive without control mutants", "H1", Inconclusive, hypoResults(0, 0,
+			group{class: "context_loss", m: 3, k: 3, n: 10},
+		), "control 0"},
+		{"H2 confirmed", "H2", Confirmed, hypoResults(1, 10,
+			group{class: "context_loss", m: 40, pair: bothDetect, exact: cLocates},
+		), "C 1 / B 10 = 0.1"},
+		{"H2 inconclusive: few mutants however many trials", "H2", Inconclusive, hypoResults(1, 10,
+			// 4,000 paired suite runs in agreement, but four mutants: the
+			// paired interval of B − C is ±0.49, straddling 0.1.
+			group{class: "context_loss", m: 4, pair: Pair{Both: 1000}, exact: Pair{OnlyB: 1000}},
+		), "interval straddles the threshold"},
+		{"H2 refuted by cost", "H2", Refuted, hypoResults(9, 10,
+			group{class: "context_loss", m: 40, pair: bothDetect, exact: cLocates},
+		), "0.9 vs at most 0.5: fails"},
+		{"H2 refuted by a class C misses", "H2", Refuted, hypoResults(1, 10,
+			group{class: "context_loss", m: 40, pair: bothDetect, exact: cLocates},
+			group{class: "escalation_gap", m: 10, pair: Pair{OnlyA: 20}},
+		), "misses class escalation_gap"},
+		{"H2 names B's part of localisation as definitional", "H2", Confirmed, hypoResults(1, 10,
+			group{class: "context_loss", m: 40, pair: bothDetect, exact: cLocates},
+		), "B named no edge in any of its 10 flagged items"},
+		{"H3 confirmed", "H3", Confirmed, hypoResults(0, 0,
+			group{class: "context_loss", m: 40, pair: bothDetect, exact: cLocates},
+		), "B 1, C 0"},
+		{"H3 refuted", "H3", Refuted, hypoResults(0, 0,
+			group{class: "context_loss", m: 40, pair: bothDetect, exact: Pair{Both: 20}},
+		), "at least 0.2"},
+		{"H3 inconclusive: few mutants", "H3", Inconclusive, hypoResults(0, 0,
+			group{class: "context_loss", m: 2, pair: bothDetect, exact: cLocates},
+		), "straddles"},
+		{"H3 inconclusive: nothing both detected", "H3", Inconclusive, hypoResults(0, 0,
+			group{class: "context_loss", m: 3, pair: Pair{OnlyA: 20}},
+		), "no mutant that B and C both detected"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := verdict(t, resultsOf(tt.figs...), tt.id)
+			h := verdict(t, tt.r, tt.id)
 			if h.Verdict != tt.want || !strings.Contains(h.Why, tt.why) {
 				t.Errorf("%s = %s (%s), want %s with %q", tt.id, h.Verdict, h.Why, tt.want, tt.why)
 			}
 		})
 	}
 	t.Run("H2 names where its extra criterion comes from", func(t *testing.T) {
-		h := verdict(t, resultsOf(), "H2")
+		h := verdict(t, hypoResults(0, 0), "H2")
 		for _, want := range []string{"the protocol's refutation criterion", "It is refuted if contracts miss whole classes", "C must also miss no hand-off class that B detects"} {
 			if !strings.Contains(h.Statement, want) {
 				t.Errorf("H2 statement %q does not say %q", h.Statement, want)
@@ -129,12 +140,20 @@ func TestHypotheses(t *testing.T) {
 		}
 	})
 	t.Run("missing design", func(t *testing.T) {
-		r := resultsOf(fig{design: "A", class: "control", detected: 1, n: 1})
+		r := hypoResults(0, 0, group{class: "control", m: 1, k: 1, n: 1})
 		r.Cost = r.Cost[:1]
 		for _, id := range []string{"H2", "H3"} {
 			if h := verdict(t, r, id); h.Verdict != Inconclusive {
 				t.Errorf("%s without B and C = %s, want inconclusive", id, h.Verdict)
 			}
+		}
+	})
+	t.Run("the cost ratio is computed from unrounded money", func(t *testing.T) {
+		// 0.00005 / 0.0001 = 0.5 holds; rounded to 4 decimals first it would
+		// be 0.0001 / 0.0001 = 1 and fail.
+		h := verdict(t, hypoResults(0.00005, 0.0001, group{class: "context_loss", m: 40, pair: bothDetect, exact: cLocates}), "H2")
+		if !strings.Contains(h.Why, "= 0.5 vs at most 0.5: holds") {
+			t.Errorf("H2 = %s (%s), want the cost clause to hold at 0.5", h.Verdict, h.Why)
 		}
 	})
 }

@@ -49,8 +49,8 @@ func (a *Aggregator) matcherRows(designs []string) []MatcherRow {
 			ExactRate: rateOf(t.exact, t.n), ExactCI95: wilsonCI(t.exact, t.n),
 			NameOnlyRate: rateOf(t.nameOnly, t.n), NameOnlyCI95: wilsonCI(t.nameOnly, t.n),
 			OrderIgnoredRate: rateOf(t.orderIgnored, t.n), OrderIgnoredCI95: wilsonCI(t.orderIgnored, t.n),
-			NameOnlyGap:     f4(ratio(t.nameOnly, t.n) - ratio(t.exact, t.n)),
-			OrderIgnoredGap: f4(ratio(t.orderIgnored, t.n) - ratio(t.exact, t.n)),
+			NameOnlyGap:     f4(ratio(t.nameOnly-t.exact, t.n)),
+			OrderIgnoredGap: f4(ratio(t.orderIgnored-t.exact, t.n)),
 		})
 	}
 	return out

@@ -11,19 +11,28 @@ import (
 // from in one results.json section.
 type rateSpec struct{ count, n, rate, ci string }
 
-// rateSpecs covers every rate and interval key of results.json. A key
-// ending in "rate" or "ci95" that no spec covers fails the test, so a new
-// rate cannot escape the check.
+// rateSpecs covers every trial-level rate and interval key of
+// results.json; clusteredKeys the keys computed on the mutants, which
+// TestRecomputeResults recomputes from detection_by_mutant and
+// paired_by_mutant. A key ending in "rate" or "ci95" that neither covers
+// fails the test, so a new rate cannot escape the check.
 var rateSpecs = map[string][]rateSpec{
-	"detection":             {{"detected", "n", "rate", "ci95"}, {"raw_detected", "n", "raw_rate", "raw_ci95"}},
+	"detection":             {{"detected", "n", "trial_rate", "trial_ci95"}, {"raw_detected", "n", "raw_trial_rate", "raw_trial_ci95"}},
 	"detection_by_mutant":   {{"detected", "n", "rate", "ci95"}, {"raw_detected", "n", "raw_rate", "raw_ci95"}},
 	"detection_by_scenario": {{"detected", "n", "rate", "ci95"}, {"raw_detected", "n", "raw_rate", "raw_ci95"}},
-	"localisation":          {{"exact", "flagged", "exact_rate", "exact_ci95"}, {"adjacent", "flagged", "adjacent_rate", "adjacent_ci95"}},
+	"localisation":          {{"exact", "flagged", "exact_trial_rate", "exact_trial_ci95"}, {"adjacent", "flagged", "adjacent_trial_rate", "adjacent_trial_ci95"}},
 	"false_alarms":          {{"flagged", "n", "rate", "ci95"}, {"unexplained", "n", "unexplained_rate", "unexplained_ci95"}},
 	"pass_k":                {{"c", "n", "rate", "ci95"}},
 	"trajectory_matchers": {{"exact", "n", "exact_rate", "exact_ci95"}, {"name_only", "n", "name_only_rate", "name_only_ci95"},
 		{"order_ignored", "n", "order_ignored_rate", "order_ignored_ci95"}},
 	"agreement": {{"agree", "n", "rate", "ci95"}},
+}
+
+var clusteredKeys = map[string][]string{
+	"detection":    {"rate", "ci95", "raw_rate", "raw_ci95"},
+	"localisation": {"exact_rate", "exact_ci95", "adjacent_rate", "adjacent_ci95"},
+	"paired":       {"diff_ci95"},
+	"agreement":    {"kappa_ci95"},
 }
 
 func num(tb testing.TB, row map[string]any, key string) float64 {
@@ -40,9 +49,8 @@ func num(tb testing.TB, row map[string]any, key string) float64 {
 // beside it.
 func TestRecomputeResults(t *testing.T) {
 	r := synthResults()
-	k := F4(0.4)
 	r.SetAgreement([]AgreementRow{
-		AgreementRow{A: "A", AKind: "design", B: "ann", BKind: "reviewer", N: 50, BothFail: 20, OnlyA: 5, OnlyB: 10, BothPass: 15, Agree: 35, Rate: 0.7, CI95: wilsonCI(35, 50), Kappa: &k},
+		AgreementRow{A: "A", AKind: "design", B: "ann", BKind: "reviewer", N: 50, BothFail: 20, OnlyA: 5, OnlyB: 10, BothPass: 15, Sample: 50}.finish(),
 	})
 	files, err := Render(r)
 	if err != nil {
@@ -65,16 +73,19 @@ func TestRecomputeResults(t *testing.T) {
 			}
 			where := fmt.Sprintf("%s[%d]", section, i)
 			covered := map[string]bool{}
+			for _, k := range clusteredKeys[section] {
+				covered[k] = true
+			}
 			for _, s := range rateSpecs[section] {
 				covered[s.rate], covered[s.ci] = true, true
 				kk, n := int(num(t, row, s.count)), int(num(t, row, s.n))
-				if got, want := num(t, row, s.rate), Round4(ratio(kk, n)); got != want {
+				if got, want := num(t, row, s.rate), ratio(kk, n); got != want {
 					t.Errorf("%s: %s = %v, want %d/%d = %v", where, s.rate, got, kk, n, want)
 				}
 				ci := row[s.ci].([]any)
 				lo, hi := Wilson(kk, n)
-				if ci[0].(float64) != Round4(lo) || ci[1].(float64) != Round4(hi) {
-					t.Errorf("%s: %s = %v, want Wilson(%d, %d) = [%v, %v]", where, s.ci, ci, kk, n, Round4(lo), Round4(hi))
+				if ci[0].(float64) != lo || ci[1].(float64) != hi {
+					t.Errorf("%s: %s = %v, want Wilson(%d, %d) = [%v, %v]", where, s.ci, ci, kk, n, lo, hi)
 				}
 				if ci[0].(float64) > num(t, row, s.rate) || ci[1].(float64) < num(t, row, s.rate) {
 					t.Errorf("%s: %s %v does not contain %s", where, s.ci, ci, s.rate)
@@ -95,14 +106,14 @@ func TestRecomputeResults(t *testing.T) {
 				}
 				for j, p := range vals {
 					k := int(ks[j].(float64))
-					if want := Round4(PassK(n, c, k)); k != j+1 || p.(float64) != want {
+					if want := PassK(n, c, k); k != j+1 || p.(float64) != want {
 						t.Errorf("%s: k[%d] = %d, pass^k = %v, want k = %d, %v", where, j, k, p, j+1, want)
 					}
 				}
 			case "paired":
 				a, b := int(num(t, row, "only_a")), int(num(t, row, "only_b"))
-				if got, want := num(t, row, "p_value"), Round4(McNemarExact(a, b)); got != want {
-					t.Errorf("%s: p_value = %v, want %v", where, got, want)
+				if got, want := num(t, row, "trial_p_value"), McNemarExact(a, b); got != want {
+					t.Errorf("%s: trial_p_value = %v, want %v", where, got, want)
 				}
 				sum := num(t, row, "both") + num(t, row, "neither") + float64(a+b)
 				if sum != num(t, row, "n") {
@@ -112,8 +123,11 @@ func TestRecomputeResults(t *testing.T) {
 			case "agreement":
 				yy, yn := int(num(t, row, "both_fail")), int(num(t, row, "only_a_fail"))
 				ny, nn := int(num(t, row, "only_b_fail")), int(num(t, row, "both_pass"))
-				if kv, ok := Kappa(yy, yn, ny, nn); ok && num(t, row, "kappa") != Round4(kv) {
-					t.Errorf("%s: kappa = %v, want %v", where, row["kappa"], Round4(kv))
+				if kv, se, lo, hi, ok := KappaCI(yy, yn, ny, nn); ok {
+					ci := row["kappa_ci95"].([]any)
+					if num(t, row, "kappa") != kv || num(t, row, "kappa_se") != se || ci[0].(float64) != lo || ci[1].(float64) != hi {
+						t.Errorf("%s: kappa %v, se %v, ci %v; want %v, %v, [%v, %v]", where, row["kappa"], row["kappa_se"], ci, kv, se, lo, hi)
+					}
 				}
 			}
 		}
@@ -121,6 +135,7 @@ func TestRecomputeResults(t *testing.T) {
 	if checked < 100 {
 		t.Errorf("checked %d rates, want the whole synthetic run (> 100)", checked)
 	}
+	recomputeClustered(t, r)
 	// The pass_k_by_category means come from pass_k rows.
 	byCat := map[string][]float64{}
 	count := map[string]int{}
@@ -138,9 +153,76 @@ func TestRecomputeResults(t *testing.T) {
 		key := c.Build + "/" + c.Category
 		for j, p := range c.PassK {
 			k := c.K[j]
-			if want := Round4(byCat[key][k-1] / float64(count[key])); float64(p) != want {
+			if want := byCat[key][k-1] / float64(count[key]); float64(p) != want {
 				t.Errorf("pass_k_by_category %s k=%d = %v, want %v", key, k, p, want)
 			}
 		}
+	}
+}
+
+// recomputeClustered recomputes every clustered figure of results.json —
+// detection, localisation and the paired comparisons with their Holm
+// adjustments — from the per-mutant rows beside them.
+func recomputeClustered(t *testing.T, r *Results) {
+	t.Helper()
+	files, err := Render(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Results
+	if err := json.Unmarshal(files["results.json"], &back); err != nil {
+		t.Fatal(err)
+	}
+	check := func(where string, rate F4, c CI, m int, cs []Cluster) {
+		t.Helper()
+		want, wm, lo, hi := ClusteredRate(cs)
+		if float64(rate) != want || m != wm || float64(c[0]) != lo || float64(c[1]) != hi {
+			t.Errorf("%s = %v %v over %d, want %v [%v, %v] over %d", where, rate, c, m, want, lo, hi, wm)
+		}
+	}
+	for _, d := range back.Detection {
+		var det, raw []Cluster
+		for _, m := range back.DetectionByMutant {
+			if m.Design == d.Design && m.Class == d.Class {
+				det, raw = append(det, Cluster{m.Detected, m.N}), append(raw, Cluster{m.RawDetected, m.N})
+			}
+		}
+		check("detection "+d.Design+" "+d.Class, d.Rate, d.CI95, d.Units, det)
+		check("raw detection "+d.Design+" "+d.Class, d.RawRate, d.RawCI95, d.Units, raw)
+	}
+	for _, l := range back.Localisation {
+		var exact, adj []Cluster
+		for _, m := range back.DetectionByMutant {
+			if m.Design == l.Design && m.Class == l.Class {
+				exact, adj = append(exact, Cluster{m.Exact, m.Detected}), append(adj, Cluster{m.Adjacent, m.Detected})
+			}
+		}
+		check("exact localisation "+l.Design+" "+l.Class, l.ExactRate, l.ExactCI95, l.Units, exact)
+		check("adjacent localisation "+l.Design+" "+l.Class, l.AdjacentRate, l.AdjacentCI95, l.Units, adj)
+	}
+	var mutantP, trialP []float64
+	for _, p := range back.Paired {
+		var ps []Pair
+		for _, m := range back.PairedByMutant {
+			if m.A == p.A && m.B == p.B && m.Class == p.Class {
+				ps = append(ps, m.detection())
+			}
+		}
+		d, units, lo, hi := ClusteredPaired(ps)
+		moreA, moreB, pv := MutantMcNemar(ps)
+		if float64(p.Diff) != d || p.Units != units || float64(p.DiffCI95[0]) != lo || float64(p.DiffCI95[1]) != hi ||
+			p.MoreA != moreA || p.MoreB != moreB || float64(p.PValue) != pv {
+			t.Errorf("paired %s %s-%s = %+v, want diff %v [%v, %v] over %d, %d/%d, p %v", p.Class, p.A, p.B, p, d, lo, hi, units, moreA, moreB, pv)
+		}
+		mutantP, trialP = append(mutantP, float64(p.PValue)), append(trialP, float64(p.TrialPValue))
+	}
+	mutantP, trialP = Holm(mutantP), Holm(trialP)
+	for i, p := range back.Paired {
+		if float64(p.PHolm) != mutantP[i] || float64(p.TrialPHolm) != trialP[i] {
+			t.Errorf("paired %s %s-%s Holm = %v, %v; want %v, %v", p.Class, p.A, p.B, p.PHolm, p.TrialPHolm, mutantP[i], trialP[i])
+		}
+	}
+	if len(back.Paired) == 0 || len(back.Detection) == 0 {
+		t.Error("no clustered rows to recompute")
 	}
 }

@@ -169,6 +169,12 @@ func (r *Results) normalised() *Results {
 	c.Agreement = nonNil(c.Agreement)
 	c.Cost = nonNil(c.Cost)
 	c.Paired = nonNil(c.Paired)
+	c.PairedByMutant = nonNil(c.PairedByMutant)
+	c.Blames = nonNil(c.Blames)
+	c.Protocol.Deviations = nonNil(c.Protocol.Deviations)
+	c.Methods.Cores = nonNil(c.Methods.Cores)
+	c.Methods.Designs = nonNil(c.Methods.Designs)
+	c.Methods.Limits = nonNil(c.Methods.Limits)
 	c.Mutants = nonNil(c.Mutants)
 	c.Examples = nonNil(c.Examples)
 	return &c
@@ -254,14 +260,24 @@ func Tables(r *Results) []Table {
 		out = append(out, rawRate.String())
 		return append(out, ci(rc)...)
 	}
-	ts = append(ts, Table{Name: "detection", Header: append([]string{"design", "class", "mutants"}, rateCols...),
+	ts = append(ts, Table{Name: "detection", Header: []string{"design", "class", "mutants", "units",
+		"rate", "ci_low", "ci_high", "raw_rate", "raw_ci_low", "raw_ci_high",
+		"detected", "raw_detected", "n", "trial_rate", "trial_ci_low", "trial_ci_high", "raw_trial_rate", "raw_trial_ci_low", "raw_trial_ci_high"},
 		Rows: rowsOf(r.Detection, func(x *DetectionRow) []string {
-			return append([]string{x.Design, x.Class, itoa(x.Mutants)}, rateCells(x.Detected, x.RawDetected, x.N, x.Rate, x.CI95, x.RawRate, x.RawCI95)...)
+			row := []string{x.Design, x.Class, itoa(x.Mutants), itoa(x.Units), x.Rate.String()}
+			row = append(row, ci(x.CI95)...)
+			row = append(row, x.RawRate.String())
+			row = append(row, ci(x.RawCI95)...)
+			row = append(row, itoa(x.Detected), itoa(x.RawDetected), itoa(x.N), x.TrialRate.String())
+			row = append(row, ci(x.TrialCI95)...)
+			row = append(row, x.RawTrialRate.String())
+			return append(row, ci(x.RawTrialCI95)...)
 		})})
 
-	ts = append(ts, Table{Name: "detection_by_mutant", Header: append([]string{"design", "build", "class"}, rateCols...),
+	ts = append(ts, Table{Name: "detection_by_mutant", Header: append(append([]string{"design", "build", "class"}, rateCols...), "exact", "adjacent"),
 		Rows: rowsOf(r.DetectionByMutant, func(x *MutantDetection) []string {
-			return append([]string{x.Design, x.Build, x.Class}, rateCells(x.Detected, x.RawDetected, x.N, x.Rate, x.CI95, x.RawRate, x.RawCI95)...)
+			row := append([]string{x.Design, x.Build, x.Class}, rateCells(x.Detected, x.RawDetected, x.N, x.Rate, x.CI95, x.RawRate, x.RawCI95)...)
+			return append(row, itoa(x.Exact), itoa(x.Adjacent))
 		})})
 
 	ts = append(ts, Table{Name: "detection_by_scenario", Header: append([]string{"design", "build", "class", "scenario"}, rateCols...),
@@ -269,16 +285,29 @@ func Tables(r *Results) []Table {
 			return append([]string{x.Design, x.Build, x.Class, x.Scenario}, rateCells(x.Detected, x.RawDetected, x.N, x.Rate, x.CI95, x.RawRate, x.RawCI95)...)
 		})})
 
-	ts = append(ts, Table{Name: "localisation", Header: []string{"design", "class", "flagged", "exact", "adjacent",
-		"exact_rate", "exact_ci_low", "exact_ci_high", "adjacent_rate", "adjacent_ci_low", "adjacent_ci_high"},
+	ts = append(ts, Table{Name: "localisation", Header: []string{"design", "class", "units",
+		"exact_rate", "exact_ci_low", "exact_ci_high", "adjacent_rate", "adjacent_ci_low", "adjacent_ci_high",
+		"flagged", "exact", "adjacent", "exact_trial_rate", "exact_trial_ci_low", "exact_trial_ci_high",
+		"adjacent_trial_rate", "adjacent_trial_ci_low", "adjacent_trial_ci_high"},
 		Rows: rowsOf(r.Localisation, func(x *LocalisationRow) []string {
-			row := []string{x.Design, x.Class, itoa(x.Flagged), itoa(x.Exact), itoa(x.Adjacent), x.ExactRate.String()}
+			row := []string{x.Design, x.Class, itoa(x.Units), x.ExactRate.String()}
 			row = append(row, ci(x.ExactCI95)...)
 			row = append(row, x.AdjacentRate.String())
-			return append(row, ci(x.AdjacentCI95)...)
+			row = append(row, ci(x.AdjacentCI95)...)
+			row = append(row, itoa(x.Flagged), itoa(x.Exact), itoa(x.Adjacent), x.ExactTrialRate.String())
+			row = append(row, ci(x.ExactTrialCI95)...)
+			row = append(row, x.AdjacentTrialRate.String())
+			return append(row, ci(x.AdjacentTrialCI95)...)
 		})})
 
 	ts = append(ts, matcherTable(r.TrajectoryMatchers))
+	ts = append(ts, reliabilityTables(r)...)
+	return append(ts, comparisonTables(r)...)
+}
+
+// reliabilityTables are false_alarms, pass_k, pass_k_by_category and cost.
+func reliabilityTables(r *Results) []Table {
+	var ts []Table
 
 	ts = append(ts, Table{Name: "false_alarms", Header: []string{"design", "flagged", "n", "rate", "ci_low", "ci_high",
 		"explained_by_slip", "explained_by_fault", "unexplained", "unexplained_rate", "unexplained_ci_low", "unexplained_ci_high"},
@@ -330,17 +359,44 @@ func Tables(r *Results) []Table {
 				x.Money.String(), x.MoneyPerSuite.String(), x.Currency}
 		})})
 
-	ts = append(ts, Table{Name: "paired", Header: []string{"a", "b", "class", "n", "both", "only_a", "only_b", "neither", "p_value"},
+	return ts
+}
+
+// comparisonTables are paired, paired_by_mutant, blames, agreement,
+// mutants and, when r carries them, suite_runs.
+func comparisonTables(r *Results) []Table {
+	var ts []Table
+	ts = append(ts, Table{Name: "paired", Header: []string{"a", "b", "class", "units", "diff", "diff_ci_low", "diff_ci_high",
+		"mutants_more_a", "mutants_more_b", "p_value", "p_holm", "n", "both", "only_a", "only_b", "neither", "trial_p_value", "trial_p_holm"},
 		Rows: rowsOf(r.Paired, func(x *PairedRow) []string {
-			return []string{x.A, x.B, x.Class, itoa(x.N), itoa(x.Both), itoa(x.OnlyA), itoa(x.OnlyB), itoa(x.Neither), x.PValue.String()}
+			row := []string{x.A, x.B, x.Class, itoa(x.Units), x.Diff.String()}
+			row = append(row, ci(x.DiffCI95)...)
+			return append(row, itoa(x.MoreA), itoa(x.MoreB), FormatP(float64(x.PValue)), FormatP(float64(x.PHolm)),
+				itoa(x.N), itoa(x.Both), itoa(x.OnlyA), itoa(x.OnlyB), itoa(x.Neither), FormatP(float64(x.TrialPValue)), FormatP(float64(x.TrialPHolm)))
 		})})
 
-	ts = append(ts, Table{Name: "agreement", Header: []string{"a", "a_kind", "b", "b_kind", "n", "both_fail", "only_a_fail", "only_b_fail", "both_pass",
-		"agree", "rate", "ci_low", "ci_high", "kappa"},
+	ts = append(ts, Table{Name: "paired_by_mutant", Header: []string{"a", "b", "build", "class", "both", "only_a", "only_b", "neither",
+		"exact_both", "exact_only_a", "exact_only_b", "exact_neither"},
+		Rows: rowsOf(r.PairedByMutant, func(x *PairedMutant) []string {
+			return []string{x.A, x.B, x.Build, x.Class, itoa(x.Both), itoa(x.OnlyA), itoa(x.OnlyB), itoa(x.Neither),
+				itoa(x.ExactBoth), itoa(x.ExactOnlyA), itoa(x.ExactOnlyB), itoa(x.ExactNeither)}
+		})})
+
+	ts = append(ts, Table{Name: "blames", Header: []string{"design", "flagged", "edge", "agent"},
+		Rows: rowsOf(r.Blames, func(x *BlameRow) []string {
+			return []string{x.Design, itoa(x.Flagged), itoa(x.Edge), itoa(x.Agent)}
+		})})
+
+	ts = append(ts, Table{Name: "agreement", Header: []string{"a", "a_kind", "b", "b_kind", "n", "sample", "both_fail", "only_a_fail", "only_b_fail", "both_pass",
+		"agree", "rate", "ci_low", "ci_high", "kappa", "kappa_se", "kappa_ci_low", "kappa_ci_high"},
 		Rows: rowsOf(r.Agreement, func(x *AgreementRow) []string {
-			row := []string{x.A, x.AKind, x.B, x.BKind, itoa(x.N), itoa(x.BothFail), itoa(x.OnlyA), itoa(x.OnlyB), itoa(x.BothPass), itoa(x.Agree), x.Rate.String()}
+			row := []string{x.A, x.AKind, x.B, x.BKind, itoa(x.N), itoa(x.Sample), itoa(x.BothFail), itoa(x.OnlyA), itoa(x.OnlyB), itoa(x.BothPass), itoa(x.Agree), x.Rate.String()}
 			row = append(row, ci(x.CI95)...)
-			return append(row, kappaString(x.Kappa, ""))
+			row = append(row, kappaString(x.Kappa, ""), kappaString(x.KappaSE, ""))
+			if x.Kappa == nil {
+				return append(row, "", "")
+			}
+			return append(row, ci(x.KappaCI95)...)
 		})})
 
 	ts = append(ts, Table{Name: "mutants", Header: []string{"id", "class", "location", "operator", "status", "observations", "trace_diffs", "reached", "detected_by"},

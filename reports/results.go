@@ -8,13 +8,17 @@ import (
 	"slices"
 )
 
-// Schema is the results.json schema id.
-const Schema = "baton.results/v1"
+// Schema is the results.json schema id. v2 (this one) made the mutant the
+// unit of every class rate and paired comparison (trial-level figures moved
+// to trial_* keys), kept every float at full precision and added methods,
+// paired_by_mutant and blames; a v1 file is refused, not misread.
+const Schema = "baton.results/v2"
 
 // Results is every aggregate of a run, in the shape of results.json.
 type Results struct {
 	Schema      string       `json:"schema"`
 	Protocol    ProtocolInfo `json:"protocol"`
+	Methods     Methods      `json:"methods"`
 	Validity    Validity     `json:"validity"`
 	Thresholds  Thresholds   `json:"thresholds"`
 	CostWeights CostWeights  `json:"cost_weights"`
@@ -32,6 +36,8 @@ type Results struct {
 	Agreement           []AgreementRow      `json:"agreement"`
 	Cost                []CostRow           `json:"cost"`
 	Paired              []PairedRow         `json:"paired"`
+	PairedByMutant      []PairedMutant      `json:"paired_by_mutant"`
+	Blames              []BlameRow          `json:"blames"`
 	Mutants             []MutantRow         `json:"mutants"`
 	Examples            []SuiteExample      `json:"examples"`
 
@@ -68,8 +74,9 @@ type Validity struct {
 	Valid  bool   `json:"valid"`
 	Reason string `json:"reason"`
 	// ControlSuiteRuns is how many (design, control mutant, trial) suite
-	// runs the gate checked.
+	// runs the gate checked, and ControlMutants how many control mutants.
 	ControlSuiteRuns int `json:"control_suite_runs"`
+	ControlMutants   int `json:"control_mutants"`
 }
 
 // Err returns nil for a valid run and a [*DiscardedError] (wrapping
@@ -85,21 +92,35 @@ func (r *Results) Err() error {
 // renderers show them.
 func (r *Results) SetAgreement(rows []AgreementRow) { r.Agreement = rows }
 
-// DetectionRow is detection[design][class] over (mutant × trial) suite runs.
+// DetectionRow is detection[design][class] with the mutant as the unit:
+// Rate is the mean over the class's mutants of each one's detection rate
+// over its trials, CI95 its clustered interval ([ClusteredRate], n = Units);
+// raw likewise. The trial-level figures over the (mutant × trial) suite
+// runs stand beside them, conditional on these mutants: they say how often
+// these very mutants were caught, not how often the class would be.
 type DetectionRow struct {
-	Design      string `json:"design"`
-	Class       string `json:"class"`
-	Mutants     int    `json:"mutants"`
-	Detected    int    `json:"detected"`
-	RawDetected int    `json:"raw_detected"`
-	N           int    `json:"n"`
-	Rate        F4     `json:"rate"`
-	CI95        CI     `json:"ci95"`
-	RawRate     F4     `json:"raw_rate"`
-	RawCI95     CI     `json:"raw_ci95"`
+	Design  string `json:"design"`
+	Class   string `json:"class"`
+	Mutants int    `json:"mutants"` // the class's mutants in the run
+	Units   int    `json:"units"`   // those with suite runs of the design: the n of the clustered interval
+	Rate    F4     `json:"rate"`
+	CI95    CI     `json:"ci95"`
+	RawRate F4     `json:"raw_rate"`
+	RawCI95 CI     `json:"raw_ci95"`
+
+	Detected     int `json:"detected"`
+	RawDetected  int `json:"raw_detected"`
+	N            int `json:"n"`
+	TrialRate    F4  `json:"trial_rate"`
+	TrialCI95    CI  `json:"trial_ci95"`
+	RawTrialRate F4  `json:"raw_trial_rate"`
+	RawTrialCI95 CI  `json:"raw_trial_ci95"`
 }
 
-// MutantDetection is detection per design × mutant over trials.
+// MutantDetection is detection per design × mutant over its trials (a
+// trial-level rate: one mutant is one unit), and, among the detected suite
+// runs, how many were exactly and adjacently localised: the per-mutant
+// figures every clustered class rate is computed from.
 type MutantDetection struct {
 	Design      string `json:"design"`
 	Build       string `json:"build"`
@@ -111,6 +132,8 @@ type MutantDetection struct {
 	CI95        CI     `json:"ci95"`
 	RawRate     F4     `json:"raw_rate"`
 	RawCI95     CI     `json:"raw_ci95"`
+	Exact       int    `json:"exact"`    // of Detected
+	Adjacent    int    `json:"adjacent"` // of Detected
 }
 
 // ScenarioDetection is the scenario-level matrix: per design × mutant ×
@@ -130,17 +153,28 @@ type ScenarioDetection struct {
 	RawCI95     CI     `json:"raw_ci95"`
 }
 
-// LocalisationRow is localisation[design][class] among detected suite runs.
+// LocalisationRow is localisation[design][class] among detected suite runs,
+// with the mutant as the unit: ExactRate is the mean over the mutants the
+// design detected at least once of each one's share of its detected runs
+// exactly localised, with its clustered interval (n = Units); adjacent
+// likewise. The trial-level shares over every detected suite run stand
+// beside them, conditional on these mutants.
 type LocalisationRow struct {
 	Design       string `json:"design"`
 	Class        string `json:"class"`
-	Flagged      int    `json:"flagged"`
-	Exact        int    `json:"exact"`
-	Adjacent     int    `json:"adjacent"`
+	Units        int    `json:"units"` // mutants detected at least once
 	ExactRate    F4     `json:"exact_rate"`
 	ExactCI95    CI     `json:"exact_ci95"`
 	AdjacentRate F4     `json:"adjacent_rate"`
 	AdjacentCI95 CI     `json:"adjacent_ci95"`
+
+	Flagged           int `json:"flagged"`
+	Exact             int `json:"exact"`
+	Adjacent          int `json:"adjacent"`
+	ExactTrialRate    F4  `json:"exact_trial_rate"`
+	ExactTrialCI95    CI  `json:"exact_trial_ci95"`
+	AdjacentTrialRate F4  `json:"adjacent_trial_rate"`
+	AdjacentTrialCI95 CI  `json:"adjacent_trial_ci95"`
 }
 
 // FalseAlarmRow is false alarms[design] over clean-build suite runs. A
@@ -250,18 +284,73 @@ func (r *Results) SetWall(ms map[string]int64) {
 	}
 }
 
-// PairedRow is McNemar's exact test of designs A and B on one class, over
-// the (mutant, trial) suite runs both evaluated.
+// PairedRow compares the detection of designs A and B on one class, on the
+// same mutants and trials (common random numbers), with the mutant as the
+// unit: Diff is A's clustered detection rate minus B's, DiffCI95 its paired
+// clustered interval ([ClusteredPaired], n = Units), and PValue McNemar's
+// exact test on the mutants ([MutantMcNemar]: MoreA mutants A detected in
+// more trials than B, MoreB the reverse), PHolm that p adjusted by Holm's
+// method over every row of the run's paired table. The trial-level table
+// over the (mutant, trial) suite runs and its exact McNemar p (with its own
+// Holm adjustment) stand beside them, conditional on these mutants.
 type PairedRow struct {
-	A       string `json:"a"`
-	B       string `json:"b"`
-	Class   string `json:"class"`
-	N       int    `json:"n"`
-	Both    int    `json:"both"`
-	OnlyA   int    `json:"only_a"`
-	OnlyB   int    `json:"only_b"`
-	Neither int    `json:"neither"`
-	PValue  F4     `json:"p_value"`
+	A        string `json:"a"`
+	B        string `json:"b"`
+	Class    string `json:"class"`
+	Units    int    `json:"units"`
+	Diff     F4     `json:"diff"`
+	DiffCI95 CI     `json:"diff_ci95"`
+	MoreA    int    `json:"mutants_more_a"`
+	MoreB    int    `json:"mutants_more_b"`
+	PValue   F4     `json:"p_value"`
+	PHolm    F4     `json:"p_holm"`
+
+	N           int `json:"n"`
+	Both        int `json:"both"`
+	OnlyA       int `json:"only_a"`
+	OnlyB       int `json:"only_b"`
+	Neither     int `json:"neither"`
+	TrialPValue F4  `json:"trial_p_value"`
+	TrialPHolm  F4  `json:"trial_p_holm"`
+}
+
+// PairedMutant is one mutant's paired table for designs A and B over the
+// trials both evaluated: detection (both, only A, only B, neither), and,
+// among the trials both detected, exact localisation likewise. The
+// hypotheses' paired figures are computed from these rows.
+type PairedMutant struct {
+	A            string `json:"a"`
+	B            string `json:"b"`
+	Build        string `json:"build"`
+	Class        string `json:"class"`
+	Both         int    `json:"both"`
+	OnlyA        int    `json:"only_a"`
+	OnlyB        int    `json:"only_b"`
+	Neither      int    `json:"neither"`
+	ExactBoth    int    `json:"exact_both"`
+	ExactOnlyA   int    `json:"exact_only_a"`
+	ExactOnlyB   int    `json:"exact_only_b"`
+	ExactNeither int    `json:"exact_neither"`
+}
+
+// detection returns the row's detection cells.
+func (p PairedMutant) detection() Pair { return Pair{p.Both, p.OnlyA, p.OnlyB, p.Neither} }
+
+// exact returns the row's exact-localisation cells among the trials both
+// designs detected.
+func (p PairedMutant) exact() Pair {
+	return Pair{p.ExactBoth, p.ExactOnlyA, p.ExactOnlyB, p.ExactNeither}
+}
+
+// BlameRow is what a design's flagged items blamed, over every build: how
+// many flagged items named a location at all, how many named an edge and
+// how many an agent. A design whose definition never names an edge shows
+// Edge 0 here, measured rather than assumed.
+type BlameRow struct {
+	Design  string `json:"design"`
+	Flagged int    `json:"flagged"` // flagged items with a blame
+	Edge    int    `json:"edge"`    // of those, naming an edge
+	Agent   int    `json:"agent"`   // of those, naming an agent
 }
 
 // Hypothesis is the verdict on one pre-registered hypothesis.

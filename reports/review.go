@@ -56,7 +56,9 @@ type ReviewHandoff struct {
 
 // AgreementRow is Cohen's kappa between two raters (a design's verdicts or
 // a reviewer's labels) on the review samples both rated; "fail" is a flag.
-// Rate and CI95 are the observed agreement (Agree of N).
+// Rate and CI95 are the observed agreement (Agree of N); Kappa, KappaSE and
+// KappaCI95 come from [KappaCI]. Sample is the size of the exported sample:
+// N below it means a rater labelled only part of it.
 type AgreementRow struct {
 	A        string `json:"a"`
 	AKind    string `json:"a_kind"` // design or reviewer
@@ -71,6 +73,10 @@ type AgreementRow struct {
 	Rate     F4     `json:"rate"`
 	CI95     CI     `json:"ci95"`
 	Kappa    *F4    `json:"kappa"` // null when undefined
+	KappaSE  *F4    `json:"kappa_se"`
+	// KappaCI95 is the 95% interval of kappa, [-1, 1] when undefined.
+	KappaCI95 CI  `json:"kappa_ci95"`
+	Sample    int `json:"sample"`
 }
 
 // ReviewKeyFile is the private review key's name in the run folder: which
@@ -416,20 +422,52 @@ func parseLabels(path string, r io.Reader, known map[string]bool) (map[string]la
 	return out, nil
 }
 
+// ImportOptions set up [ImportReview].
+type ImportOptions struct {
+	// Replace lets a reviewer already imported be imported again: the new
+	// file replaces the earlier labels whole. Without it a second import of
+	// the same reviewer is refused.
+	Replace bool
+}
+
+// ImportSummary is what [ImportReview] stored.
+type ImportSummary struct {
+	Reviewer string
+	Labelled int  // samples the reviewer labelled
+	Sample   int  // samples in the exported sample
+	Replaced bool // earlier labels of the reviewer were replaced
+}
+
+// Partial reports whether the reviewer labelled only part of the sample:
+// the import is accepted, and kappa is computed on the samples labelled,
+// with that n shown.
+func (s ImportSummary) Partial() bool { return s.Labelled < s.Sample }
+
+// Warning says, for a partial import, how much of the sample it covers; ""
+// otherwise.
+func (s ImportSummary) Warning() string {
+	if !s.Partial() {
+		return ""
+	}
+	return fmt.Sprintf("reviewer %s labelled %d of the %d samples: agreement with %s is computed on those %d only", s.Reviewer, s.Labelled, s.Sample, s.Reviewer, s.Labelled)
+}
+
 // ImportReview reads reviewer's labels from csvPath (header sample_id,verdict;
 // verdict pass or fail; other columns ignored) and stores them in
 // dir/review/labels-<reviewer>.csv. The whole file is validated first: an
 // unknown sample id, a duplicate row, a bad verdict or a missing header is an
-// error naming file, line and value, and nothing is written. Labels already
-// imported for reviewer are kept; a new label that contradicts one is an
-// error (remove the old one by hand to change it).
-func ImportReview(dir, reviewer, csvPath string) error {
+// error naming file, line and value, and nothing is written. A file that
+// labels only part of the sample is accepted; the summary says how much
+// ([ImportSummary.Warning]). A reviewer already imported is refused unless
+// opt.Replace, which replaces the earlier labels whole.
+func ImportReview(dir, reviewer, csvPath string, opt ImportOptions) (ImportSummary, error) {
+	sum := ImportSummary{Reviewer: reviewer}
 	if !reviewerName.MatchString(reviewer) {
-		return fmt.Errorf("import review: %w: reviewer %q: want letters, digits, _ or -", ErrReview, reviewer)
+		return sum, fmt.Errorf("import review: %w: reviewer %q: want letters, digits, _ or -", ErrReview, reviewer)
 	}
 	key, _, err := loadKey(dir)
 	if err != nil {
-		return fmt.Errorf("import review: %w", err)
+		return sum, fmt.Errorf("import review: %w", err)
 	}
 	known := make(map[string]bool, len(key.Samples))
 	for _, s := range key.Samples {
@@ -437,42 +475,32 @@ func ImportReview(dir, reviewer, csvPath string) error {
 	}
 	labels, err := readLabels(csvPath, known)
 	if err != nil {
-		return fmt.Errorf("import review: %w", err)
+		return sum, fmt.Errorf("import review: %w", err)
+	}
+	if len(labels) == 0 {
+		return sum, fmt.Errorf("import review: %w: %s: no labels", ErrReview, csvPath)
 	}
 	dest := filepath.Join(dir, reviewDir, labelsPrefix+reviewer+".csv")
-	merged := make(map[string]string)
-	if _, err := os.Stat(dest); err == nil {
-		old, err := readLabels(dest, known)
-		if err != nil {
-			return fmt.Errorf("import review: earlier labels: %w", err)
-		}
-		for id, l := range old {
-			merged[id] = l.verdict
-		}
-	}
-	var errs []error
-	for _, id := range slices.Sorted(maps.Keys(labels)) {
-		l := labels[id]
-		if old, ok := merged[id]; ok && old != l.verdict {
-			errs = append(errs, fmt.Errorf("%w: %s:%d: verdict: %q contradicts %q already imported for %s in %s", ErrReview, csvPath, l.line, l.verdict, old, id, dest))
-			continue
-		}
-		merged[id] = l.verdict
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("import review: %w", errors.Join(errs...))
+	switch _, err := os.Stat(dest); {
+	case err == nil && !opt.Replace:
+		return sum, fmt.Errorf("import review: %w: reviewer %s is already imported (%s); import again with --replace to replace those labels", ErrReview, reviewer, dest)
+	case err == nil:
+		sum.Replaced = true
+	case !errors.Is(err, fs.ErrNotExist):
+		return sum, fmt.Errorf("import review: %w", err)
 	}
 	var b bytes.Buffer
 	w := safecsv.NewWriter(&b)
 	w.Write([]string{"sample_id", "verdict"})
-	for _, id := range slices.Sorted(maps.Keys(merged)) {
-		w.Write([]string{id, merged[id]})
+	for _, id := range slices.Sorted(maps.Keys(labels)) {
+		w.Write([]string{id, labels[id].verdict})
 	}
 	w.Flush()
 	if err := writeBytesAtomic(dest, b.Bytes()); err != nil {
-		return fmt.Errorf("import review: %w", err)
+		return sum, fmt.Errorf("import review: %w", err)
 	}
-	return nil
+	sum.Labelled, sum.Sample = len(labels), len(key.Samples)
+	return sum, nil
 }
 
 // Agreement computes Cohen's kappa of each design against each imported
@@ -513,7 +541,7 @@ func Agreement(dir string) ([]AgreementRow, error) {
 	rows := []AgreementRow{}
 	for _, d := range slices.Sorted(maps.Keys(designSet)) {
 		for _, rv := range revs {
-			row := AgreementRow{A: d, AKind: "design", B: rv.name, BKind: "reviewer"}
+			row := AgreementRow{A: d, AKind: "design", B: rv.name, BKind: "reviewer", Sample: len(key.Samples)}
 			for _, s := range key.Samples {
 				flag, ok := s.Flagged[d]
 				l, labelled := rv.labels[s.SampleID]
@@ -526,7 +554,7 @@ func Agreement(dir string) ([]AgreementRow, error) {
 	}
 	for i, a := range revs {
 		for _, b := range revs[i+1:] {
-			row := AgreementRow{A: a.name, AKind: "reviewer", B: b.name, BKind: "reviewer"}
+			row := AgreementRow{A: a.name, AKind: "reviewer", B: b.name, BKind: "reviewer", Sample: len(key.Samples)}
 			for _, s := range key.Samples {
 				la, okA := a.labels[s.SampleID]
 				lb, okB := b.labels[s.SampleID]
@@ -557,9 +585,11 @@ func (r *AgreementRow) add(aFail, bFail bool) {
 func (r AgreementRow) finish() AgreementRow {
 	r.Agree = r.BothFail + r.BothPass
 	r.Rate, r.CI95 = rateOf(r.Agree, r.N), wilsonCI(r.Agree, r.N)
-	if k, ok := Kappa(r.BothFail, r.OnlyA, r.OnlyB, r.BothPass); ok {
-		f := f4(k)
-		r.Kappa = &f
+	k, se, lo, hi, ok := KappaCI(r.BothFail, r.OnlyA, r.OnlyB, r.BothPass)
+	r.KappaCI95 = ciOf(lo, hi)
+	if ok {
+		kf, sef := f4(k), f4(se)
+		r.Kappa, r.KappaSE = &kf, &sef
 	}
 	return r
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -184,7 +185,7 @@ func writeLabels(tb testing.TB, dir, reviewer, body string) {
 	if err := os.WriteFile(path, []byte("sample_id,verdict\n"+body), 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	if err := ImportReview(dir, reviewer, path); err != nil {
+	if _, err := ImportReview(dir, reviewer, path, ImportOptions{Replace: true}); err != nil {
 		tb.Fatal(err)
 	}
 }
@@ -216,7 +217,8 @@ func TestImportReviewErrors(t *testing.T) {
 		{"missing header", "ann", ids[1] + ",pass\n", []string{":1:", "missing header", ids[1]}},
 		{"empty file", "ann", "", []string{":1:", "missing header"}},
 		{"short row", "ann", "sample_id,verdict\n" + ids[1] + "\n", []string{":2:", "want columns"}},
-		{"contradicts an earlier import", "ann", "sample_id,verdict\n" + ids[0] + ",fail\n", []string{":2:", `"fail"`, "contradicts", ids[0]}},
+		{"reviewer imported twice without replace", "ann", "sample_id,verdict\n" + ids[0] + ",fail\n", []string{"already imported", "--replace", "labels-ann.csv"}},
+		{"no labels", "bob", "sample_id,verdict\n", []string{"no labels"}},
 		{"bad reviewer name", "../ann", "sample_id,verdict\n" + ids[1] + ",pass\n", []string{`"../ann"`}},
 	}
 	for _, tt := range tests {
@@ -225,7 +227,7 @@ func TestImportReviewErrors(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.body), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			err := ImportReview(dir, tt.reviewer, path)
+			_, err := ImportReview(dir, tt.reviewer, path, ImportOptions{})
 			if err == nil {
 				t.Fatal("import succeeded, want an error")
 			}
@@ -233,7 +235,7 @@ func TestImportReviewErrors(t *testing.T) {
 				t.Errorf("error %v does not wrap ErrReview", err)
 			}
 			for _, s := range append(tt.want, path) {
-				if tt.reviewer == "../ann" && s == path {
+				if (tt.reviewer == "../ann" || strings.Contains(tt.name, "twice")) && s == path {
 					continue
 				}
 				if !strings.Contains(err.Error(), s) {
@@ -246,25 +248,42 @@ func TestImportReviewErrors(t *testing.T) {
 			}
 		})
 	}
-	t.Run("valid re-import keeps earlier labels", func(t *testing.T) {
-		// Extra columns (a filled-in sample.csv) are ignored; a repeated
-		// identical label is fine.
-		writeLabels(t, dir, "ann", "")
+	t.Run("re-import with replace replaces the labels whole", func(t *testing.T) {
+		// Extra columns (a filled-in sample.csv) are ignored.
 		path := filepath.Join(t.TempDir(), "more.csv")
-		os.WriteFile(path, []byte("sample_id,scenario,category,verdict\n"+ids[0]+",S01,typical,PASS\n"+ids[1]+",S02,typical,fail\n"), 0o644)
-		if err := ImportReview(dir, "ann", path); err != nil {
+		os.WriteFile(path, []byte("sample_id,scenario,category,verdict\n"+ids[1]+",S02,typical,fail\n"+ids[2]+",S01,typical,PASS\n"), 0o644)
+		sum, err := ImportReview(dir, "ann", path, ImportOptions{Replace: true})
+		if err != nil {
 			t.Fatal(err)
 		}
 		got, _ := os.ReadFile(labelsPath)
-		want := "sample_id,verdict\n" + ids[0] + ",pass\n" + ids[1] + ",fail\n"
+		want := "sample_id,verdict\n" + ids[1] + ",fail\n" + ids[2] + ",pass\n"
 		if diff := cmp.Diff(want, string(got)); diff != "" {
 			t.Errorf("labels-ann.csv (-want +got):\n%s", diff)
+		}
+		// Two labels of a sample of six: accepted, with a warning saying so.
+		if wantSum := (ImportSummary{Reviewer: "ann", Labelled: 2, Sample: 6, Replaced: true}); sum != wantSum || !sum.Partial() ||
+			!strings.Contains(sum.Warning(), "labelled 2 of the 6 samples") {
+			t.Errorf("summary %+v, warning %q; want %+v, partial", sum, sum.Warning(), wantSum)
+		}
+	})
+	t.Run("a full import has no warning", func(t *testing.T) {
+		var body strings.Builder
+		body.WriteString("sample_id,verdict\n")
+		for _, id := range ids {
+			body.WriteString(id + ",pass\n")
+		}
+		path := filepath.Join(t.TempDir(), "all.csv")
+		os.WriteFile(path, []byte(body.String()), 0o644)
+		sum, err := ImportReview(dir, "cyd", path, ImportOptions{})
+		if err != nil || sum.Partial() || sum.Warning() != "" || sum.Replaced {
+			t.Errorf("full import: %+v, %v; want no warning", sum, err)
 		}
 	})
 	t.Run("no export", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "l.csv")
 		os.WriteFile(path, []byte("sample_id,verdict\n"), 0o644)
-		if err := ImportReview(t.TempDir(), "ann", path); !errors.Is(err, ErrReview) {
+		if _, err := ImportReview(t.TempDir(), "ann", path, ImportOptions{}); !errors.Is(err, ErrReview) {
 			t.Errorf("import without an export: %v, want ErrReview", err)
 		}
 	})
@@ -297,20 +316,25 @@ func TestAgreement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	zero, one := F4(0), F4(1)
+	// Kappa 0 on 1, 1, 1, 1 has SE √(A + B − C)/((1 − pe)√n) with pe 0.5,
+	// A = 2·0.25·(1 − 1·1)² = 0, B = 2·0.25·1² = 0.5, C = (0 − 0.5)² =
+	// 0.25: √0.25 / (0.5·2) = 0.5, interval ±0.98; kappa 1 has SE 0.
+	zero, one, se0, se1 := F4(0), F4(1), F4(0.5), F4(0)
+	half := CI{F4(-z975 * 0.5), F4(z975 * 0.5)}
 	want := []AgreementRow{
-		{A: "A", AKind: "design", B: "ann", BKind: "reviewer", N: 4, BothFail: 1, OnlyA: 1, OnlyB: 1, BothPass: 1, Agree: 2, Rate: 0.5, CI95: wilsonCI(2, 4), Kappa: &zero},
-		{A: "A", AKind: "design", B: "bob", BKind: "reviewer", N: 4, BothFail: 2, BothPass: 2, Agree: 4, Rate: 1, CI95: wilsonCI(4, 4), Kappa: &one},
-		{A: "ann", AKind: "reviewer", B: "bob", BKind: "reviewer", N: 4, BothFail: 1, OnlyA: 1, OnlyB: 1, BothPass: 1, Agree: 2, Rate: 0.5, CI95: wilsonCI(2, 4), Kappa: &zero},
+		{A: "A", AKind: "design", B: "ann", BKind: "reviewer", N: 4, BothFail: 1, OnlyA: 1, OnlyB: 1, BothPass: 1, Agree: 2, Rate: 0.5, CI95: wilsonCI(2, 4), Kappa: &zero, KappaSE: &se0, KappaCI95: half, Sample: 4},
+		{A: "A", AKind: "design", B: "bob", BKind: "reviewer", N: 4, BothFail: 2, BothPass: 2, Agree: 4, Rate: 1, CI95: wilsonCI(4, 4), Kappa: &one, KappaSE: &se1, KappaCI95: CI{1, 1}, Sample: 4},
+		{A: "ann", AKind: "reviewer", B: "bob", BKind: "reviewer", N: 4, BothFail: 1, OnlyA: 1, OnlyB: 1, BothPass: 1, Agree: 2, Rate: 0.5, CI95: wilsonCI(2, 4), Kappa: &zero, KappaSE: &se0, KappaCI95: half, Sample: 4},
 	}
-	if diff := cmp.Diff(want, rows); diff != "" {
+	approx := cmp.Comparer(func(a, b F4) bool { return math.Abs(float64(a-b)) < 1e-12 })
+	if diff := cmp.Diff(want, rows, approx); diff != "" {
 		t.Errorf("agreement (-want +got):\n%s", diff)
 	}
 	// The rows render.
 	r := synthResults()
 	r.SetAgreement(rows)
 	files := renderAll(t, r)
-	if !strings.Contains(string(files["report.md"]), "| design A | reviewer bob | 4 | 1.00 [0.51–1.00] (4/4) | 1 |") {
+	if !strings.Contains(string(files["report.md"]), "| design A | reviewer bob | 4 | 1.00 [0.51–1.00] (4/4) | 1.00 [1.00–1.00] (SE 0: the large-sample interval is a point) |") {
 		t.Errorf("report.md agreement table missing the A vs bob row:\n%s", files["report.md"])
 	}
 	var doc struct{ Agreement []map[string]any }
@@ -338,7 +362,7 @@ func TestAgreement(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(want, back.Agreement); diff != "" {
+		if diff := cmp.Diff(want, back.Agreement, approx); diff != "" {
 			t.Errorf("agreement after refresh (-want +got):\n%s", diff)
 		}
 		csv, _ := os.ReadFile(filepath.Join(dir, "agreement.csv"))

@@ -218,3 +218,86 @@ func TestF4(t *testing.T) {
 		}
 	}
 }
+
+func TestKappaCI(t *testing.T) {
+	tests := []struct {
+		name              string
+		yy, yn, ny, nn    int
+		kappa, se, lo, hi float64
+	}{
+		// Bonett DG, statpsych (CRAN) ci.kappa(.05, 31, 12, 4, 58), the
+		// example of its documentation, which follows Fleiss, Levin & Paik
+		// (2003) §18.1: Cohen kappa 0.6756757, SE 0.07344761, 95% CI
+		// 0.5317210 to 0.8196303. Their f00 = 31, f01 = 12, f10 = 4,
+		// f11 = 58 are both-no, first-no-second-yes, first-yes-second-no
+		// and both-yes.
+		{"statpsych ci.kappa example", 58, 4, 12, 31, 0.6757, 0.0734, 0.5317, 0.8196},
+		// Fleiss, Cohen & Everitt's SE is symmetric in the raters.
+		{"raters swapped", 58, 12, 4, 31, 0.6757, 0.0734, 0.5317, 0.8196},
+		// Perfect agreement: the large-sample SE is 0.
+		{"perfect agreement", 10, 0, 0, 10, 1, 0, 1, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k, se, lo, hi, ok := KappaCI(tt.yy, tt.yn, tt.ny, tt.nn)
+			if !ok || !near(k, tt.kappa) || !near(se, tt.se) || !near(lo, tt.lo) || !near(hi, tt.hi) {
+				t.Errorf("KappaCI = %.4f, SE %.4f, [%.4f, %.4f], %v; want %.4f, SE %.4f, [%.4f, %.4f]", k, se, lo, hi, ok, tt.kappa, tt.se, tt.lo, tt.hi)
+			}
+		})
+	}
+	t.Run("exact to seven digits", func(t *testing.T) {
+		k, se, lo, hi, _ := KappaCI(58, 4, 12, 31)
+		for _, c := range [][2]float64{{k, 0.6756757}, {se, 0.07344761}, {lo, 0.5317210}, {hi, 0.8196303}} {
+			if math.Abs(c[0]-c[1]) > 5e-8 {
+				t.Errorf("got %.8f, want %.7f", c[0], c[1])
+			}
+		}
+	})
+	if _, _, lo, hi, ok := KappaCI(7, 0, 0, 0); ok || lo != -1 || hi != 1 {
+		t.Errorf("KappaCI of a constant pair = [%v, %v], %v; want undefined, [-1, 1]", lo, hi, ok)
+	}
+}
+
+func TestHolm(t *testing.T) {
+	tests := []struct {
+		name   string
+		p, adj []float64
+	}{
+		// Wikipedia, "Holm–Bonferroni method", example: four hypotheses,
+		// p = 0.01, 0.04, 0.03 and 0.005; at α = 0.05 H1 and H4 are
+		// rejected. Adjusted: 4·0.005 = 0.02, 3·0.01 = 0.03, then
+		// max(0.03, 2·0.03) = 0.06 and max(0.06, 1·0.04) = 0.06.
+		{"wikipedia four hypotheses", []float64{0.01, 0.04, 0.03, 0.005}, []float64{0.03, 0.06, 0.06, 0.02}},
+		// pingouin.holm's documented example (Vallat 2018): p = .50, .003,
+		// .32, .054, .0003 adjust to .64, .012, .64, .162, .0015.
+		{"pingouin example", []float64{0.50, 0.003, 0.32, 0.054, 0.0003}, []float64{0.64, 0.012, 0.64, 0.162, 0.0015}},
+		{"capped at 1", []float64{0.6, 0.7}, []float64{1, 1}},
+		{"one test is not adjusted", []float64{0.2}, []float64{0.2}},
+		{"ties", []float64{0.01, 0.01, 0.5}, []float64{0.03, 0.03, 0.5}},
+		{"empty", []float64{}, []float64{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Holm(tt.p)
+			if diff := cmp.Diff(tt.adj, got, cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-12 })); diff != "" {
+				t.Errorf("Holm(%v) (-want +got):\n%s", tt.p, diff)
+			}
+		})
+	}
+}
+
+func TestFormatP(t *testing.T) {
+	tests := []struct {
+		p    float64
+		want string
+	}{
+		{1, "1"}, {0.05, "0.05"}, {0.070312, "0.0703"}, {0.001, "0.001"},
+		{0.00031, "3.1e-04"}, {2e-6, "2.0e-06"}, {1e-6, "1.0e-06"},
+		{9.9e-7, "< 1e-6"}, {1e-300, "< 1e-6"}, {0, "< 1e-6"},
+	}
+	for _, tt := range tests {
+		if got := FormatP(tt.p); got != tt.want {
+			t.Errorf("FormatP(%g) = %q, want %q", tt.p, got, tt.want)
+		}
+	}
+}

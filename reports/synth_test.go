@@ -26,6 +26,19 @@ func synthConfig() Config {
 		},
 		CostWeights: CostWeights{PerModelCall: 0.01, Per1kTokens: 0.002, PerToolCall: 0.001, PerSandboxReset: 0.0005, Currency: "EUR"},
 		Thresholds:  Thresholds{H1MinGap: 0.3, H2MaxDetectionGap: 0.1, H2MinLocalisationGain: 0.2, H2MaxCostRatio: 0.5, H3MinGap: 0.2},
+		Methods: Methods{
+			Mission: MissionInfo{Name: "synthetic", Version: "0"},
+			Cores: []CoreInfo{
+				{Agent: "intake", Kind: CorePolicy, Detail: "slips misread 0.01"},
+				{Agent: "boundary", Kind: CorePolicy},
+			},
+			Designs: []DesignInfo{
+				{ID: "A", Name: "per-agent", Doc: "Each agent alone; a flag blames the agent."},
+				{ID: "B", Name: "end-to-end", Doc: "The whole mission; each differing record blames the agent that writes it."},
+				{ID: "C", Name: "per-agent plus contracts", Doc: "A, plus hand-off contracts; a violation blames its edge."},
+			},
+			Limits: []string{"A synthetic stream: no mission ran."},
+		},
 	}
 }
 

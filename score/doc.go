@@ -14,9 +14,20 @@
 //     whitespace and case, with runs that have no recorded truth in their own
 //     unscoreable column, never in the denominator;
 //   - optionally a model judge ([LLMJudge], talking to an OpenAI-compatible
-//     chat-completions endpoint through [Client]) for the unscoreable runs
-//     only, validated first on the runs that do have a truth
-//     ([Report.ApplyJudge]).
+//     chat-completions endpoint through a [model.Client]) for the
+//     unscoreable runs only, validated first on the runs that do have a
+//     truth ([Report.ApplyJudge]); a failed judge request loses no verdict
+//     already obtained.
+//
+// With another [Kind] (`baton score --kind`), [Main] scores observations
+// from systems baton does not run, each read strictly ([ReadSkills],
+// [ReadVoice], [ReadKnowledge], [ReadCoordination]) and reported as rates
+// with count, n and a 95% Wilson interval ([Rate], [Figure]): skill
+// selection, loading and execution ([ScoreSkills]); ordering constraints
+// over event timelines with timestamp bounds ([ScoreVoice]); the stage at
+// which a knowledge-to-action attempt failed, per interface
+// ([ScoreKnowledge]); and the eight coordination dimensions of package
+// coordination ([ScoreCoordination]).
 //
 // [Main] is the entry point of `baton score`. Design A of the harness uses
 // [Trajectory] directly for its per-agent scorecards.

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/baton-lab/baton/model"
 )
 
 const testKey = "sk-test-5ecret-do-not-print-0123456789"
@@ -63,12 +65,6 @@ func newFakeEndpoint(tb testing.TB, reply func(n int, req chatRequest) (int, str
 	return f
 }
 
-func (f *fakeEndpoint) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.requests)
-}
-
 // config returns a judge config for f with tiny retry intervals.
 func (f *fakeEndpoint) config() JudgeConfig {
 	return JudgeConfig{
@@ -99,4 +95,14 @@ func recordOf(tb testing.TB, req chatRequest) map[string]any {
 	}
 	tb.Errorf("request has no record")
 	return nil
+}
+
+func newTestClient(tb testing.TB, f *fakeEndpoint) *model.Client {
+	tb.Helper()
+	c, err := NewJudgeClient(f.config(), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(c.Close)
+	return c
 }

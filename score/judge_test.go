@@ -1,14 +1,22 @@
 package score
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/baton-lab/baton/model"
 )
 
 func TestParseVerdict(t *testing.T) {
@@ -177,16 +185,82 @@ func TestApplyJudgeCounts(t *testing.T) {
 	}
 }
 
-func TestApplyJudgeErrorLeavesReport(t *testing.T) {
+// TestApplyJudgeKeepsVerdicts: a failed request loses nothing already
+// judged (issue 23 item 13); after three failures in a row the judge
+// stops, and every run not judged says why.
+func TestApplyJudgeKeepsVerdicts(t *testing.T) {
 	runs := judgeRuns()
-	rep := Score(runs)
-	before := *rep
-	err := rep.ApplyJudge(context.Background(), runs, scriptedJudge{"L1": VerdictPass}, "scripted")
-	if err == nil || !strings.Contains(err.Error(), "judge run L2: no script for L2") {
-		t.Fatalf("err = %v, want it to name run L2", err)
+	all := scriptedJudge{"L1": VerdictPass, "L2": VerdictFail, "L3": VerdictPass, "L4": VerdictFail, "L5": VerdictUndetermined,
+		"U1": VerdictPass, "U2": VerdictFail, "U3": VerdictPass, "U4": VerdictFail}
+	without := func(ids ...string) scriptedJudge {
+		s := scriptedJudge{}
+		for k, v := range all {
+			if !slices.Contains(ids, k) {
+				s[k] = v
+			}
+		}
+		return s
 	}
-	if diff := cmp.Diff(before, *rep); diff != "" {
-		t.Errorf("report changed on error (-before +after):\n%s", diff)
+	tests := []struct {
+		name      string
+		script    scriptedJudge
+		wantV     JudgeValidation
+		wantWhy   map[string]string // unscoreable run: reason
+		wantNote  string
+		wantError string
+	}{
+		{
+			name:      "a labelled run fails",
+			script:    without("L2"),
+			wantV:     JudgeValidation{LabelledN: 4, Agreement: ptr(0.75), Agreed: 3, Undetermined: 1, Failed: 1},
+			wantWhy:   map[string]string{"U1": "scripted", "U2": "scripted", "U3": "scripted", "U4": "scripted"},
+			wantNote:  "partly failed: 1 of 9 runs not judged (see error)",
+			wantError: "judge: 1 of 9 requests failed; first: judge run L2: no script for L2",
+		},
+		{
+			name:      "an unscoreable run fails",
+			script:    without("U2"),
+			wantV:     JudgeValidation{LabelledN: 5, Agreement: ptr(0.8), Agreed: 4, Undetermined: 1},
+			wantWhy:   map[string]string{"U1": "scripted", "U2": "judge request failed: judge run U2: no script for U2", "U3": "scripted", "U4": "scripted"},
+			wantNote:  "partly failed: 1 of 9 runs not judged (see error)",
+			wantError: "judge: 1 of 9 requests failed; first: judge run U2",
+		},
+		{
+			name:   "three failures in a row stop the judge",
+			script: without("L2", "L3", "L4"),
+			wantV:  JudgeValidation{LabelledN: 1, Agreement: ptr(1.0), Agreed: 1, Failed: 4},
+			wantWhy: map[string]string{
+				"U1": "not judged: the judge stopped after: judge run L4: no script for L4",
+				"U2": "not judged: the judge stopped after: judge run L4: no script for L4",
+				"U3": "not judged: the judge stopped after: judge run L4: no script for L4",
+				"U4": "not judged: the judge stopped after: judge run L4: no script for L4",
+			},
+			wantNote:  "partly failed: 8 of 9 runs not judged (see error)",
+			wantError: "judge: 3 of 4 requests failed; first: judge run L2",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := Score(runs)
+			err := rep.ApplyJudge(context.Background(), runs, tt.script, "scripted")
+			var je *JudgeError
+			if !errors.As(err, &je) || !strings.Contains(err.Error(), tt.wantError) {
+				t.Fatalf("err = %v, want a JudgeError with %q", err, tt.wantError)
+			}
+			if diff := cmp.Diff(&tt.wantV, rep.JudgeValidation); diff != "" {
+				t.Errorf("validation (-want +got):\n%s", diff)
+			}
+			why := map[string]string{}
+			for _, v := range rep.Judge {
+				why[v.Run] = v.Why
+			}
+			if diff := cmp.Diff(tt.wantWhy, why); diff != "" {
+				t.Errorf("verdict reasons (-want +got):\n%s", diff)
+			}
+			if rep.JudgeNote != tt.wantNote || rep.JudgeModel != "scripted" {
+				t.Errorf("note %q model %q, want %q", rep.JudgeNote, rep.JudgeModel, tt.wantNote)
+			}
+		})
 	}
 }
 
@@ -219,4 +293,52 @@ func FuzzParseVerdict(f *testing.F) {
 			t.Fatalf("verdict %q not one of %v", v, AllVerdicts)
 		}
 	})
+}
+
+// TestMainJudgeHangKeepsVerdicts: an endpoint that hangs on one run makes
+// that run's request time out within the retry budget; every other
+// verdict is kept and printed (issue 23 item 13).
+func TestMainJudgeHangKeepsVerdicts(t *testing.T) {
+	inner := sometimesWrongJudge(t)
+	handler := inner.Config.Handler
+	inner.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(raw), `\"run\": \"U2\"`) {
+			<-r.Context().Done() // hang until the client gives up
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(raw))
+		handler.ServeHTTP(w, r)
+	})
+	path := filepath.Join(t.TempDir(), "runs.jsonl")
+	var lines []string
+	for _, r := range judgeRuns() {
+		raw, _ := json.Marshal(r)
+		lines = append(lines, string(raw))
+	}
+	writeFile(t, path, strings.Join(lines, "\n")+"\n")
+	cfg := inner.config()
+	cfg.RequestTimeout, cfg.MaxElapsed = 100*time.Millisecond, 350*time.Millisecond
+	var out bytes.Buffer
+	err := Main(context.Background(), path, Options{JSON: true, Stdout: &out, Env: noEnv, Judge: cfg})
+	var je *JudgeError
+	if !errors.As(err, &je) || je.Failed != 1 || !errors.Is(err, model.ErrTimeout) {
+		t.Fatalf("err = %v, want one timed-out request", err)
+	}
+	var rep struct {
+		Judge           []JudgeVerdict  `json:"judge"`
+		JudgeValidation JudgeValidation `json:"judge_validation"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.JudgeValidation.LabelledN != 5 || len(rep.Judge) != 4 {
+		t.Fatalf("validation %+v, %d verdicts: want everything but U2 judged", rep.JudgeValidation, len(rep.Judge))
+	}
+	for _, v := range rep.Judge {
+		failed := strings.HasPrefix(v.Why, "judge request failed: judge run U2: chat completions: request timed out")
+		if (v.Run == "U2") != failed {
+			t.Errorf("run %s: %s %q", v.Run, v.Verdict, v.Why)
+		}
+	}
 }

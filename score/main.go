@@ -13,6 +13,7 @@ import (
 
 // Options are the settings of `baton score`.
 type Options struct {
+	Kind      Kind        // what the file records; "" means KindRuns
 	JSON      bool        // print JSON instead of tables
 	NoJudge   bool        // skip the judge; not an error
 	KeepGoing bool        // skip and count bad input lines
@@ -37,7 +38,9 @@ func (e *NeedJudgeError) Error() string {
 		e.Unscoreable, strings.Join(e.Missing, " and "), EnvJudgeAPIKey)
 }
 
-// Main scores the runs in the JSON Lines file at path and prints the report.
+// Main scores the runs in the JSON Lines file at path and prints the report;
+// with another opt.Kind it scores that kind of observation instead (see
+// [Kind]), without a judge.
 //
 // The judge runs only when some run is unscoreable. Without an endpoint the
 // deterministic part is printed and a [*NeedJudgeError] returned, unless
@@ -47,6 +50,9 @@ func Main(ctx context.Context, path string, opt Options) error {
 	out := opt.Stdout
 	if out == nil {
 		out = os.Stdout
+	}
+	if opt.Kind != "" && opt.Kind != KindRuns {
+		return mainObservations(path, opt, out)
 	}
 	env := opt.Env
 	if env == nil {
@@ -71,8 +77,8 @@ func Main(ctx context.Context, path string, opt Options) error {
 		judgeErr = &NeedJudgeError{Unscoreable: rep.OutputAccuracy.Unscoreable, Missing: cfg.Missing()}
 	default:
 		judgeErr = runJudge(ctx, rep, runs, cfg, opt)
-		if judgeErr != nil {
-			rep.JudgeNote = "failed (see error)"
+		if judgeErr != nil && rep.JudgeModel == "" {
+			rep.JudgeNote = "failed (see error)" // before any request
 		}
 	}
 	rep.Headline = rep.headline()
@@ -84,8 +90,9 @@ func Main(ctx context.Context, path string, opt Options) error {
 		err = WriteText(&buf, rep)
 	}
 	if err == nil {
-		// A judge's reason comes from a remote model: never let it echo the key.
-		_, err = io.WriteString(out, redactKey(buf.String(), cfg.APIKey))
+		// A judge's reason comes from a remote model: never let it echo
+		// the key, raw or escaped (the client redacted its answers already).
+		_, err = io.WriteString(out, cfg.ModelConfig().Redactor().String(buf.String()))
 	}
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)
@@ -121,10 +128,11 @@ func runJudge(ctx context.Context, rep *Report, runs []Run, cfg JudgeConfig, opt
 		}
 		rubric = string(raw)
 	}
-	client, err := NewClient(cfg, opt.HTTPClient)
+	client, err := NewJudgeClient(cfg, opt.HTTPClient)
 	if err != nil {
 		return err
 	}
+	defer client.Close()
 	return rep.ApplyJudge(ctx, runs, &LLMJudge{Client: client, Rubric: rubric}, cfg.Model)
 }
 

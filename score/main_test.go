@@ -242,3 +242,34 @@ func writeFile(tb testing.TB, path, content string) {
 		tb.Fatal(err)
 	}
 }
+
+// TestMainKeyWithHTMLCharactersNeverLeaks: a key with <, > and & is
+// escaped as \u003c... in --json output; it is redacted in that form too,
+// whether the judge echoes it or the input holds it (issue 23 item 1).
+func TestMainKeyWithHTMLCharactersNeverLeaks(t *testing.T) {
+	const key = `sk-<live>&key-0123456789-<&>`
+	f := newFakeEndpoint(t, func(int, chatRequest) (int, string) {
+		return contentReply(`{"verdict":"fail","reason":"your key is ` + key + ` or ` + key[:20] + `"}`)
+	})
+	path := filepath.Join(t.TempDir(), "runs.jsonl")
+	id, _ := json.Marshal("run " + key)
+	writeFile(t, path, `{"run":`+string(id)+`,"answer":"x"}`+"\n")
+	cfg := f.config()
+	cfg.APIKey = key
+	escaped, _ := json.Marshal(key)
+	for _, asJSON := range []bool{false, true} {
+		var out bytes.Buffer
+		if err := Main(context.Background(), path, Options{JSON: asJSON, Stdout: &out, Env: noEnv, Judge: cfg}); err != nil {
+			t.Fatal(err)
+		}
+		s := out.String()
+		for _, form := range []string{key, strings.Trim(string(escaped), `"`), key[:8], `sk-\u003cl`} {
+			if strings.Contains(s, form) {
+				t.Errorf("json=%v: output holds %q:\n%s", asJSON, form, s)
+			}
+		}
+		if !strings.Contains(s, "your key is [REDACTED] or [REDACTED]") {
+			t.Errorf("json=%v: reason not redacted:\n%s", asJSON, s)
+		}
+	}
+}

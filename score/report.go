@@ -21,7 +21,8 @@ type Report struct {
 
 	// JudgeModel names the judging model; "" when no judge ran.
 	JudgeModel string `json:"-"`
-	// JudgeNote says why no judge ran ("" when one did).
+	// JudgeNote says why no judge ran, or that some of its requests
+	// failed ("" when every request succeeded).
 	JudgeNote string `json:"-"`
 	// Skipped counts bad input lines skipped with --keep-going.
 	Skipped int `json:"-"`
@@ -165,7 +166,12 @@ func (r *Report) judgeHeadline() string {
 			*v.Agreement, v.LabelledN, v.FalsePass, v.FalseFail)
 	}
 	var n [3]int
+	judged := 0
 	for _, j := range r.Judge {
+		if notJudged(j) {
+			continue
+		}
+		judged++
 		switch j.Verdict {
 		case VerdictPass:
 			n[0]++
@@ -175,7 +181,10 @@ func (r *Report) judgeHeadline() string {
 			n[2]++
 		}
 	}
-	fmt.Fprintf(&b, ", %d unscoreable runs judged (%d pass, %d fail, %d undetermined)", len(r.Judge), n[0], n[1], n[2])
+	fmt.Fprintf(&b, ", %d unscoreable runs judged (%d pass, %d fail, %d undetermined)", judged, n[0], n[1], n[2])
+	if k := r.notJudged(); k > 0 {
+		fmt.Fprintf(&b, ", %s not judged (requests failed)", plural(k, "run"))
+	}
 	return b.String()
 }
 

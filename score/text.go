@@ -43,10 +43,13 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 		p("\njudge %s\n", clean(note))
 	} else {
+		if r.JudgeNote != "" {
+			p("\njudge %s\n", clean(r.JudgeNote))
+		}
 		v := r.JudgeValidation
 		p("\njudge validation (model %s, on runs with a recorded truth)\n", clean(r.JudgeModel))
-		p("labelled_n\tagreement\tfalse_pass\tfalse_fail\tundetermined\n")
-		p("%d\t%s\t%d\t%d\t%d\n", v.LabelledN, fmtRate(v.Agreement), v.FalsePass, v.FalseFail, v.Undetermined)
+		p("labelled_n\tagreement\tfalse_pass\tfalse_fail\tundetermined\tfailed\n")
+		p("%d\t%s\t%d\t%d\t%d\t%d\n", v.LabelledN, fmtRate(v.Agreement), v.FalsePass, v.FalseFail, v.Undetermined, v.Failed)
 		p("\njudge verdicts (model %s, unscoreable runs only)\n", clean(r.JudgeModel))
 		p("run\tverdict\twhy\n")
 		for _, j := range r.Judge {

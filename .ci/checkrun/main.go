@@ -35,10 +35,10 @@ func check(dir string) error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		if name == "results.json" {
-			if v["schema"] != "baton.results/v1" {
-				return fmt.Errorf("results.json: schema %v, want baton.results/v1", v["schema"])
+			if v["schema"] != "baton.results/v2" {
+				return fmt.Errorf("results.json: schema %v, want baton.results/v2", v["schema"])
 			}
-			for _, k := range []string{"protocol", "validity", "detection", "localisation", "false_alarms", "pass_k", "cost", "paired", "hypotheses", "mutants"} {
+			for _, k := range []string{"protocol", "validity", "detection", "localisation", "false_alarms", "pass_k", "cost", "paired", "paired_by_mutant", "methods", "hypotheses", "mutants"} {
 				if _, ok := v[k]; !ok {
 					return fmt.Errorf("results.json: no key %q", k)
 				}

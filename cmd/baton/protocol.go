@@ -16,22 +16,36 @@ func newProtocolCmd(g *globals) *cobra.Command {
 	}
 	lock := &cobra.Command{
 		Use:   "lock FILE",
-		Short: "Pre-register a protocol: write its SHA-256 beside it (FILE.sha256)",
-		Long: `Pre-register a protocol by writing its SHA-256 to FILE.sha256. A run refuses to
-start when a lock exists and does not match the protocol, and every run records
-the hash. The protocol is checked first: a protocol that does not load is not
-locked: it is checked against the scenarios, mutants and contracts exactly as
-a run would check it.`,
+		Short: "Pre-register a protocol: write the hash tree of it and every file it names (FILE.sha256)",
+		Long: `Pre-register a protocol by writing FILE.sha256: the SHA-256 of the protocol, of
+every file it names (catalogue, scenario files, contracts; a folder file by file)
+and of the inputs this baton embeds (scenarios, catalogue, contracts, mission),
+as a hash tree whose root every run records. The file is in sha256sum's format
+(the tree in comment lines), so sha256sum -c FILE.sha256 in the protocol's folder
+checks every file too.
+
+The protocol is checked first, exactly as a run would check it, and so is what
+would only discard a run after all its work: a protocol that does not load, that
+selects no scenario or no control mutant, or names an unknown design, is not
+locked. A run of a locked protocol refuses to start when anything in the tree
+changed, and refuses --trials and --seed unless --deviate gives the reason.`,
 		Args: exactArgs(1, "one protocol FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := experiment.Validate(args[0]); err != nil {
-				return err
-			}
-			sum, err := experiment.Lock(args[0])
+			tree, err := experiment.Lock(args[0], experiment.LockOptions{})
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(g.stdout, "%s  %s\nlocked in %s\n", sum, args[0], experiment.LockFile(args[0]))
+			for _, e := range tree.Entries {
+				path := e.Path
+				if e.Kind == experiment.KindProtocol {
+					path = args[0]
+				}
+				if path == "" {
+					path = "(" + e.Kind.String() + ")"
+				}
+				fmt.Fprintf(g.stdout, "%s  %s  %s\n", e.SHA256, path, e.Name)
+			}
+			fmt.Fprintf(g.stdout, "tree root %s\nlocked in %s\n", tree.Root, experiment.LockFile(args[0]))
 			return nil
 		},
 	}
@@ -58,7 +72,7 @@ a run would check it.`,
 			if err != nil {
 				return err
 			}
-			locked, lerr := experiment.CheckLock(args[0])
+			locked, lerr := experiment.CheckLock(args[0], experiment.LockOptions{})
 			state := "not locked"
 			switch {
 			case lerr != nil:

@@ -18,11 +18,12 @@ func newReportCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report RUN_DIR",
 		Short: "Re-render a run folder's reports and print one",
-		Long: `Check that the run folder still stands for the protocol it ran (its protocol copy,
-its input copies and, if it still exists, the original protocol file must hash to
-what the run recorded: a protocol changed after the run started is refused), then
-re-render report.md, report.html and the CSV tables from results.json, with
-reviewer agreement when labels have been imported, and print the report.
+		Long: `Check that the run folder still stands for the protocol it ran (its protocol copy
+and its input copies must hash to what the run recorded: a changed copy is
+refused; an original file changed since the run started is only noted, on stderr,
+since the run used its copies), then re-render report.md, report.html and the CSV
+tables from results.json, with reviewer agreement when labels have been imported,
+and print the report.
 
 ` + exitHelp,
 		Args: exactArgs(1, "one RUN_DIR"),
@@ -41,6 +42,15 @@ reviewer agreement when labels have been imported, and print the report.
 			man, err := experiment.VerifyRun(dir)
 			if err != nil {
 				return err
+			}
+			if notes := experiment.OriginalChanges(man); len(notes) > 0 {
+				log, err := g.logger()
+				if err != nil {
+					return err
+				}
+				for _, n := range notes {
+					log.Warn().Str("run", dir).Msg(n)
+				}
 			}
 			r, err := rerender(dir, man)
 			if err != nil {

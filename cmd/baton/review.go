@@ -65,6 +65,7 @@ against each reviewer and between the reviewers.`,
 	export.Flags().IntVar(&size, "size", 0, "sample size (default: the protocol's review_sample)")
 
 	var reviewer string
+	var replace bool
 	imp := &cobra.Command{
 		Use:   "import RUN_DIR --reviewer NAME FILE.csv",
 		Short: "Import one reviewer's labels (sample_id,verdict with pass or fail) and re-render the reports",
@@ -83,18 +84,31 @@ against each reviewer and between the reviewers.`,
 			if err != nil {
 				return err
 			}
-			if err := reports.ImportReview(dir, reviewer, args[1]); err != nil {
+			sum, err := reports.ImportReview(dir, reviewer, args[1], reports.ImportOptions{Replace: replace})
+			if err != nil {
 				return err
+			}
+			if w := sum.Warning(); w != "" {
+				log, err := g.logger()
+				if err != nil {
+					return err
+				}
+				log.Warn().Str("reviewer", reviewer).Int("labelled", sum.Labelled).Int("sample", sum.Sample).Msg(w)
 			}
 			r, err := rerender(dir, man)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(g.stdout, "imported %s's labels; %d agreement rows in %s\n", reviewer, len(r.Agreement), filepath.Join(dir, "report.md"))
+			verb := "imported"
+			if sum.Replaced {
+				verb = "replaced"
+			}
+			fmt.Fprintf(g.stdout, "%s %s's labels (%d of %d samples); %d agreement rows in %s\n", verb, reviewer, sum.Labelled, sum.Sample, len(r.Agreement), filepath.Join(dir, "report.md"))
 			return nil
 		},
 	}
 	imp.Flags().StringVar(&reviewer, "reviewer", "", "the reviewer's name (letters, digits, - and _)")
+	imp.Flags().BoolVar(&replace, "replace", false, "replace the labels of a reviewer imported before (without it a second import is refused)")
 	cmd.AddCommand(export, imp)
 	return cmd
 }

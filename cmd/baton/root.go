@@ -145,6 +145,7 @@ pre-registered verdict on the protocol's hypotheses.
 		newContractsCmd(g),
 		newReviewCmd(g),
 		newScoreCmd(g),
+		newModelCmd(g),
 		newVersionCmd(g),
 	)
 	return root

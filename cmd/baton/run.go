@@ -31,6 +31,11 @@ catalogue, every scenario, designs A, B and C, 20 trials, semantic contracts)
 and writes a new run folder under ./out/. It prints the folder's path, the
 validity gate, the hypotheses and the detection table.
 
+A locked protocol (baton protocol lock) runs as registered: the run refuses to
+start when the protocol or any file it names changed since it was locked, and
+refuses --trials and --seed overrides unless --deviate gives the reason, which
+the manifest and every report then show first.
+
 Each run lands in a new folder under --out: <protocol>-<seed>-<hash>, then
 -2, -3, … when that exists; --run-dir names the folder instead. A run folder
 is locked while a run, resume, report or review writes it: a second process
@@ -88,6 +93,7 @@ newest folder of the protocol under --out.
 	f.Uint64Var(&seed, "seed", 0, "master seed, overriding the protocol's")
 	f.IntVar(&opt.Trials, "trials", 0, "trials per scenario, overriding the protocol's")
 	f.BoolVar(&opt.Resume, "resume", false, "continue an interrupted run in its run folder, skipping stored items")
+	f.StringVar(&opt.Deviate, "deviate", "", "the reason to override a setting of a locked protocol (--trials, --seed); recorded in the manifest and every report")
 	return cmd
 }
 
@@ -97,6 +103,9 @@ func printSummary(w io.Writer, runDir string, r *reports.Results) {
 	fmt.Fprintf(w, "run folder: %s\n", runDir)
 	if r == nil {
 		return
+	}
+	for _, d := range r.Protocol.Deviations {
+		fmt.Fprintf(w, "DEVIATION:  %s locked %s, ran %s; reason: %s\n", d.Setting, d.Locked, d.Ran, d.Reason)
 	}
 	if r.Validity.Valid {
 		fmt.Fprintln(w, "validity:   valid (every design caught the control class in every trial)")
@@ -109,10 +118,11 @@ func printSummary(w io.Writer, runDir string, r *reports.Results) {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "DESIGN\tCLASS\tDETECTION [95% CI] (k/n)\tRAW")
+	fmt.Fprintln(tw, "DESIGN\tCLASS\tDETECTION [95% CI] (MUTANTS)\tTRIAL LEVEL (k/n), CONDITIONAL ON THESE MUTANTS\tRAW")
 	for _, d := range r.Detection {
-		fmt.Fprintf(tw, "%s\t%s\t%.3f [%.3f-%.3f] (%d/%d)\t%d/%d\n", d.Design, d.Class,
-			float64(d.Rate), float64(d.CI95[0]), float64(d.CI95[1]), d.Detected, d.N, d.RawDetected, d.N)
+		fmt.Fprintf(tw, "%s\t%s\t%.3f [%.3f-%.3f] (%d)\t%.3f [%.3f-%.3f] (%d/%d)\t%d/%d\n", d.Design, d.Class,
+			float64(d.Rate), float64(d.CI95[0]), float64(d.CI95[1]), d.Units,
+			float64(d.TrialRate), float64(d.TrialCI95[0]), float64(d.TrialCI95[1]), d.Detected, d.N, d.RawDetected, d.N)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nfull report: %s/report.md (and report.html)\n", runDir)

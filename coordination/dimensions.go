@@ -1,0 +1,410 @@
+package coordination
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Dimension is one aspect of coordination, judged on its own.
+type Dimension string
+
+// The eight dimensions.
+const (
+	DimDelegation       Dimension = "delegation_correctness"   // each subtask has one owner able to do it
+	DimCoverage         Dimension = "coverage"                 // each required subtask is assigned and completed
+	DimDuplicateWork    Dimension = "duplicate_work"           // no two agents do the same work
+	DimInformationKept  Dimension = "information_preservation" // hand-offs carry what their consumers need
+	DimStateContention  Dimension = "shared_state_contention"  // no agent overwrites another's write unseen
+	DimMergeCorrectness Dimension = "merge_correctness"        // conflicts are resolved, not concatenated
+	DimEffectSafety     Dimension = "effect_safety"            // no irreversible effect happens twice
+	DimEfficiency       Dimension = "efficiency"               // the trial stays within its matched budget
+)
+
+// AllDimensions lists the dimensions in report order.
+var AllDimensions = []Dimension{DimDelegation, DimCoverage, DimDuplicateWork, DimInformationKept, DimStateContention, DimMergeCorrectness, DimEffectSafety, DimEfficiency}
+
+// String returns the dimension's name.
+func (d Dimension) String() string { return string(d) }
+
+// Verdict is a dimension's verdict on one record.
+type Verdict string
+
+// The verdicts.
+const (
+	Pass          Verdict = "pass"
+	Fail          Verdict = "fail"
+	NotApplicable Verdict = "not_applicable" // the record holds nothing the dimension judges
+)
+
+// AllVerdicts lists every verdict.
+var AllVerdicts = []Verdict{Pass, Fail, NotApplicable}
+
+// String returns the verdict's name.
+func (v Verdict) String() string { return string(v) }
+
+// Failure is one thing that failed a dimension and the events that show
+// it: event ids, subtask ids, or for efficiency the usage field.
+type Failure struct {
+	Reason string   `json:"reason"`
+	Events []string `json:"events"`
+}
+
+// Result is one dimension's verdict on one record.
+type Result struct {
+	Dimension Dimension `json:"dimension"`
+	Verdict   Verdict   `json:"verdict"`
+	Failures  []Failure `json:"failures"` // empty unless Verdict is Fail
+	Note      string    `json:"note"`     // why not applicable; "" otherwise
+}
+
+// Score is a record's verdicts, one per dimension in [AllDimensions]
+// order.
+type Score struct {
+	Trial      string   `json:"trial"`
+	System     string   `json:"system"`
+	Dimensions []Result `json:"dimensions"`
+}
+
+// Result returns the verdict on dimension d.
+func (s Score) Result(d Dimension) Result {
+	return s.Dimensions[slices.Index(AllDimensions, d)]
+}
+
+// judge is one dimension's rule: the failures it finds, or a note saying
+// why it does not apply.
+type judge func(r *Record) (failures []Failure, notApplicable string)
+
+// rule returns dimension d's rule.
+func rule(d Dimension) judge {
+	switch d {
+	case DimDelegation:
+		return judgeDelegation
+	case DimCoverage:
+		return judgeCoverage
+	case DimDuplicateWork:
+		return judgeDuplicateWork
+	case DimInformationKept:
+		return judgeInformation
+	case DimStateContention:
+		return judgeContention
+	case DimMergeCorrectness:
+		return judgeMerges
+	case DimEffectSafety:
+		return judgeEffects
+	}
+	return judgeEfficiency
+}
+
+// ScoreRecord judges r, which must have passed [Record.Validate], on every
+// dimension.
+func ScoreRecord(r *Record) Score {
+	s := Score{Trial: r.Trial, System: r.System}
+	for _, d := range AllDimensions {
+		failures, na := rule(d)(r)
+		res := Result{Dimension: d, Verdict: Pass, Failures: []Failure{}}
+		switch {
+		case na != "":
+			res.Verdict, res.Note = NotApplicable, na
+		case len(failures) > 0:
+			res.Verdict, res.Failures = Fail, failures
+		}
+		s.Dimensions = append(s.Dimensions, res)
+	}
+	return s
+}
+
+// active returns the delegations no later delegation replaces, grouped by
+// subtask in the order subtasks are first delegated.
+func active(r *Record) (order []string, bySubtask map[string][]Delegation) {
+	replaced := map[string]bool{}
+	for _, d := range r.Delegations {
+		if d.Replaces != "" {
+			replaced[d.Replaces] = true
+		}
+	}
+	bySubtask = map[string][]Delegation{}
+	for _, d := range r.Delegations {
+		if replaced[d.ID] {
+			continue
+		}
+		if bySubtask[d.Subtask] == nil {
+			order = append(order, d.Subtask)
+		}
+		bySubtask[d.Subtask] = append(bySubtask[d.Subtask], d)
+	}
+	return order, bySubtask
+}
+
+// judgeDelegation fails a subtask assigned to more than one owner at once,
+// and an owner that lacks a capability its subtask requires.
+func judgeDelegation(r *Record) ([]Failure, string) {
+	if len(r.Delegations) == 0 {
+		return nil, "no delegation recorded"
+	}
+	caps := map[string][]string{}
+	for _, a := range r.Agents {
+		caps[a.ID] = a.Capabilities
+	}
+	requires := map[string][]string{}
+	for _, s := range r.Subtasks {
+		requires[s.ID] = s.Requires
+	}
+	var fs []Failure
+	order, by := active(r)
+	for _, st := range order {
+		ds := by[st]
+		if len(ds) > 1 {
+			var owners, ids []string
+			for _, d := range ds {
+				owners, ids = append(owners, d.Owner), append(ids, d.ID)
+			}
+			fs = append(fs, Failure{Reason: fmt.Sprintf("subtask %s assigned %d times at once (to %s)", st, len(ds), strings.Join(owners, ", ")), Events: ids})
+		}
+		for _, d := range ds {
+			var lacks []string
+			for _, c := range requires[st] {
+				if !slices.Contains(caps[d.Owner], c) {
+					lacks = append(lacks, c)
+				}
+			}
+			if len(lacks) > 0 {
+				fs = append(fs, Failure{Reason: fmt.Sprintf("subtask %s assigned to %s, which lacks %s", st, d.Owner, strings.Join(lacks, ", ")), Events: []string{d.ID}})
+			}
+		}
+	}
+	return fs, ""
+}
+
+// judgeCoverage fails a required subtask that no delegation assigns, and
+// one with no evidence of completion.
+func judgeCoverage(r *Record) ([]Failure, string) {
+	if len(r.Subtasks) == 0 {
+		return nil, "no required subtask recorded"
+	}
+	_, by := active(r)
+	done := map[string]bool{}
+	for _, c := range r.Completions {
+		done[c.Subtask] = true
+	}
+	var fs []Failure
+	for _, s := range r.Subtasks {
+		switch ds := by[s.ID]; {
+		case len(ds) == 0:
+			fs = append(fs, Failure{Reason: fmt.Sprintf("subtask %s never assigned", s.ID), Events: []string{s.ID}})
+		case !done[s.ID]:
+			ids := []string{s.ID}
+			for _, d := range ds {
+				ids = append(ids, d.ID)
+			}
+			fs = append(fs, Failure{Reason: fmt.Sprintf("subtask %s assigned but never completed (no completion evidence)", s.ID), Events: ids})
+		}
+	}
+	return fs, ""
+}
+
+// judgeDuplicateWork fails a subtask completed by two agents and a unit of
+// work done by two agents.
+func judgeDuplicateWork(r *Record) ([]Failure, string) {
+	if len(r.Agents) < 2 {
+		return nil, "fewer than two agents"
+	}
+	if len(r.Completions) == 0 && len(r.Work) == 0 {
+		return nil, "no completion or work recorded"
+	}
+	var fs []Failure
+	type item struct{ agent, id string }
+	check := func(what string, keys []string, items map[string][]item) {
+		for _, k := range keys {
+			var agents, ids []string
+			for _, it := range items[k] {
+				if !slices.Contains(agents, it.agent) {
+					agents = append(agents, it.agent)
+				}
+				ids = append(ids, it.id)
+			}
+			if len(agents) > 1 {
+				fs = append(fs, Failure{Reason: fmt.Sprintf("%s %s done by %d agents (%s)", what, k, len(agents), strings.Join(agents, ", ")), Events: ids})
+			}
+		}
+	}
+	var subtasks, keys []string
+	bySubtask, byKey := map[string][]item{}, map[string][]item{}
+	for _, c := range r.Completions {
+		if bySubtask[c.Subtask] == nil {
+			subtasks = append(subtasks, c.Subtask)
+		}
+		bySubtask[c.Subtask] = append(bySubtask[c.Subtask], item{c.Agent, c.ID})
+	}
+	for _, w := range r.Work {
+		if byKey[w.Key] == nil {
+			keys = append(keys, w.Key)
+		}
+		byKey[w.Key] = append(byKey[w.Key], item{w.Agent, w.ID})
+	}
+	check("subtask", subtasks, bySubtask)
+	check("work", keys, byKey)
+	return fs, ""
+}
+
+// judgeInformation fails a hand-off whose consumer required or read a field
+// the hand-off did not carry.
+func judgeInformation(r *Record) ([]Failure, string) {
+	var fs []Failure
+	assessed := 0
+	for _, h := range r.Handoffs {
+		if h.Required == nil && h.Read == nil {
+			continue
+		}
+		assessed++
+		var lost []string
+		for _, f := range slices.Concat(h.Required, h.Read) {
+			if !slices.Contains(h.Sent, f) && !slices.Contains(lost, f) {
+				lost = append(lost, f)
+			}
+		}
+		if len(lost) > 0 {
+			fs = append(fs, Failure{Reason: fmt.Sprintf("hand-off %s→%s lost %s: required or read, not sent", h.From, h.To, strings.Join(lost, ", ")), Events: []string{h.ID}})
+		}
+	}
+	if assessed == 0 {
+		return nil, "no hand-off records what its consumer required or read"
+	}
+	return fs, ""
+}
+
+// judgeContention fails a write to an item whose last write was another
+// agent's, when the writer has not read the item since that write: it
+// overwrote (or invalidated) work it had not seen.
+func judgeContention(r *Record) ([]Failure, string) {
+	agentsOf := map[string][]string{}
+	for _, a := range r.State {
+		if !slices.Contains(agentsOf[a.Key], a.Agent) {
+			agentsOf[a.Key] = append(agentsOf[a.Key], a.Agent)
+		}
+	}
+	shared := false
+	for _, as := range agentsOf {
+		shared = shared || len(as) > 1
+	}
+	if !shared {
+		return nil, "no state item accessed by two agents"
+	}
+	var fs []Failure
+	lastWrite := map[string]int{}   // key -> index of its last write
+	lastRead := map[[2]string]int{} // (key, agent) -> index of the agent's last read
+	for i, a := range r.State {
+		if a.Op == OpRead {
+			lastRead[[2]string{a.Key, a.Agent}] = i + 1
+			continue
+		}
+		if w, ok := lastWrite[a.Key]; ok && r.State[w].Agent != a.Agent && lastRead[[2]string{a.Key, a.Agent}] <= w {
+			prev := r.State[w]
+			events := []string{prev.ID, a.ID}
+			how := "without reading it"
+			if rd := lastRead[[2]string{a.Key, a.Agent}]; rd > 0 {
+				events = []string{r.State[rd-1].ID, prev.ID, a.ID}
+				how = "from a read made before it"
+			}
+			fs = append(fs, Failure{Reason: fmt.Sprintf("%s wrote %s over %s's write, %s", a.Agent, a.Key, prev.Agent, how), Events: events})
+		}
+		lastWrite[a.Key] = i
+	}
+	return fs, ""
+}
+
+// judgeMerges fails a conflict a merge left unresolved or concatenated.
+func judgeMerges(r *Record) ([]Failure, string) {
+	if len(r.Merges) == 0 {
+		return nil, "no merge recorded"
+	}
+	var fs []Failure
+	for _, m := range r.Merges {
+		for _, c := range m.Conflicts {
+			if c.Resolution == ResolutionResolved || c.Resolution == ResolutionEscalated {
+				continue
+			}
+			fs = append(fs, Failure{Reason: fmt.Sprintf("merge %s left the conflict on %s %s", m.ID, c.Field, c.Resolution),
+				Events: append([]string{m.ID}, c.Inputs...)})
+		}
+	}
+	return fs, ""
+}
+
+// judgeEffects fails an irreversible effect identity that more than one
+// attempt may have applied (applied or not known to be refused or
+// deduplicated), a key reused for different identities, and an
+// irreversible effect sent without an idempotency key.
+func judgeEffects(r *Record) ([]Failure, string) {
+	var ids, keys []string
+	byID, byKey := map[string][]Effect{}, map[string][]Effect{}
+	for _, e := range r.Effects {
+		if !e.Irreversible {
+			continue
+		}
+		if byID[e.identity()] == nil {
+			ids = append(ids, e.identity())
+		}
+		byID[e.identity()] = append(byID[e.identity()], e)
+		if e.Key != "" {
+			if byKey[e.Key] == nil {
+				keys = append(keys, e.Key)
+			}
+			byKey[e.Key] = append(byKey[e.Key], e)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, "no irreversible effect recorded"
+	}
+	var fs []Failure
+	for _, id := range ids {
+		var maybe []string
+		for _, e := range byID[id] {
+			if e.Applied == nil || *e.Applied {
+				maybe = append(maybe, e.ID)
+			}
+			if e.Key == "" {
+				fs = append(fs, Failure{Reason: fmt.Sprintf("irreversible effect %s sent without an idempotency key", id), Events: []string{e.ID}})
+			}
+		}
+		if len(maybe) > 1 {
+			fs = append(fs, Failure{Reason: fmt.Sprintf("irreversible effect %s applied (or not shown deduplicated) %d times", id, len(maybe)), Events: maybe})
+		}
+	}
+	for _, k := range keys {
+		var idents, evs []string
+		for _, e := range byKey[k] {
+			if !slices.Contains(idents, e.identity()) {
+				idents = append(idents, e.identity())
+			}
+			evs = append(evs, e.ID)
+		}
+		if len(idents) > 1 {
+			fs = append(fs, Failure{Reason: fmt.Sprintf("idempotency key %s reused for different effects (%s)", k, strings.Join(idents, ", ")), Events: evs})
+		}
+	}
+	return fs, ""
+}
+
+// judgeEfficiency fails a trial whose usage exceeds its matched budget on
+// any budgeted resource.
+func judgeEfficiency(r *Record) ([]Failure, string) {
+	if r.Budget == nil {
+		return nil, "no matched budget"
+	}
+	var fs []Failure
+	for _, res := range r.Budget.resources(r.Usage) {
+		if res.limited && res.used > res.limit {
+			reason := fmt.Sprintf("%s %s exceeds the matched budget %s", res.name, num(res.used), num(res.limit))
+			if r.Budget.MatchedTo != "" {
+				reason += " (matched to " + r.Budget.MatchedTo + ")"
+			}
+			fs = append(fs, Failure{Reason: reason, Events: []string{"usage." + res.name}})
+		}
+	}
+	return fs, ""
+}
+
+// num formats a quantity without trailing zeros.
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
