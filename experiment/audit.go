@@ -43,14 +43,24 @@ func Items(runDir string, f ItemFilter, fn func(*StoredItem) error) error {
 	if err != nil {
 		return fmt.Errorf("items: %w", err)
 	}
-	where, args, err := nm.where(f, "u.build", "o.design", "u.scenario", "u.trial", "o.flagged = 1")
-	if err != nil {
-		return fmt.Errorf("items: %w", err)
-	}
-	return s.scan(nm, where, args, func(it *storedItem) error {
+	if err := s.scanFiltered(nm, f, func(it *storedItem) error {
 		return fn(&StoredItem{ID: it.id(), Item: it.item, Findings: slices.Clone(it.findings),
 			TraceSHA: it.traceSHA, TraceStored: it.traceStored})
-	})
+	}); err != nil {
+		return fmt.Errorf("items: %w", err)
+	}
+	return nil
+}
+
+// scanFiltered scans (see [store.scan]) the items f selects.
+func (s *store) scanFiltered(nm *names, f ItemFilter, fn func(*storedItem) error) error {
+	per, t := strconv.Itoa(len(nm.scenarios)*nm.trials), strconv.Itoa(nm.trials)
+	where, args, err := nm.where(f, "o.unit / "+per, "o.design", "o.unit / "+t+" % "+strconv.Itoa(len(nm.scenarios)),
+		"o.unit % "+t+" + 1", "o.flagged = 1")
+	if err != nil {
+		return err
+	}
+	return s.scan(nm, where, args, fn)
 }
 
 // SuiteRun is one row of runs.db's suite_runs view: one design over every
@@ -76,7 +86,8 @@ type SuiteRun struct {
 
 // SuiteRuns calls fn with every suite run of a run that f selects (its
 // Scenarios must be empty), in the order of suite_runs.csv: design, build
-// (the clean build first), trial. Every stored row is checked first.
+// (the clean build first), trial. The items they count, and their clean
+// twins, are checked first.
 func SuiteRuns(runDir string, f ItemFilter, fn func(*SuiteRun) error) error {
 	if len(f.Scenarios) > 0 {
 		return fmt.Errorf("suite runs: a suite run covers every scenario: select by build, design, class or trial")
@@ -90,7 +101,20 @@ func SuiteRuns(runDir string, f ItemFilter, fn func(*SuiteRun) error) error {
 	if err != nil {
 		return fmt.Errorf("suite runs: %w", err)
 	}
-	if err := s.scan(nm, "", nil, func(*storedItem) error { return nil }); err != nil {
+	items := f
+	items.Flagged = false
+	if len(items.Builds) > 0 || len(items.Classes) > 0 {
+		items.Builds = append(slices.Clone(items.Builds), reports.CleanBuild)
+		if len(items.Classes) > 0 { // the class's builds, by name, and the clean one
+			for _, b := range nm.builds {
+				if slices.Contains(items.Classes, b.Class) && !slices.Contains(items.Builds, b.ID) {
+					items.Builds = append(items.Builds, b.ID)
+				}
+			}
+			items.Classes = nil
+		}
+	}
+	if err := s.scanFiltered(nm, items, func(*storedItem) error { return nil }); err != nil {
 		return fmt.Errorf("suite runs: %w", err)
 	}
 	where, args, err := nm.where(f, "b.ord", "d.ord", "", "r.trial", "r.raw = 1")

@@ -37,8 +37,10 @@ type storedItem struct {
 	traceStored bool
 	// unit is the item's place among the units (outcomes.unit).
 	unit int
-	// evidence is each finding's evidence as stored (JSON).
+	// evidence is each finding's evidence and blame the item's blame, as
+	// stored (JSON).
 	evidence []string
+	blame    string
 }
 
 // id returns the item's id, build/design/scenario/trial.
@@ -47,13 +49,34 @@ func (r *storedItem) id() string {
 }
 
 // names are what the store's keys stand for, read from its builds,
-// scenarios, designs and trials tables.
+// scenarios, designs and trials tables, and its dictionaries (each row
+// checked and its JSON read once).
 type names struct {
 	builds    []reports.BuildInfo
 	scenarios []struct{ id, category string }
 	designs   []string // "" for the observation run
 	seeds     map[[2]int]uint64
 	trials    int
+
+	blames   map[int64]blameEntry
+	findings map[int64]findingEntry
+	traces   map[int64]traceEntry
+}
+
+type blameEntry struct {
+	text  string
+	blame []string
+}
+
+type findingEntry struct {
+	f        designs.Finding
+	evidence string // as stored
+}
+
+type traceEntry struct {
+	sha    string
+	size   int
+	stored bool
 }
 
 // readNames reads the store's plan tables. A resumed sweep has compared
@@ -128,18 +151,25 @@ func (s *store) readNames() (*names, error) {
 	return n, nil
 }
 
-// checkDictionaries checks every row of the blames, finding_texts and
-// traces tables against its checksum.
-func (s *store) checkDictionaries() error {
+// readDictionaries reads the blames, finding_texts and traces tables
+// into nm, checking every row against its checksum.
+func (s *store) readDictionaries(nm *names) error {
+	nm.blames, nm.findings, nm.traces = map[int64]blameEntry{}, map[int64]findingEntry{}, map[int64]traceEntry{}
 	err := eachRow(s.db, "SELECT id, blame, checksum FROM blames", func(scan func(...any) error) error {
 		var id, sum int64
-		var blame string
-		if err := scan(&id, &blame, &sum); err != nil {
+		var e blameEntry
+		if err := scan(&id, &e.text, &sum); err != nil {
 			return damaged("blames: %v", scanProblem(err))
 		}
-		if blameChecksum(id, blame) != sum {
-			return damaged("blames row %d (%s) does not match its checksum", id, blame)
+		if blameChecksum(id, e.text) != sum {
+			return damaged("blames row %d (%s) does not match its checksum", id, e.text)
 		}
+		if e.text != "[]" {
+			if err := json.Unmarshal([]byte(e.text), &e.blame); err != nil {
+				return damaged("blames row %d: %q does not read: %v", id, e.text, err)
+			}
+		}
+		nm.blames[id] = e
 		return nil
 	})
 	if err != nil {
@@ -147,13 +177,19 @@ func (s *store) checkDictionaries() error {
 	}
 	err = eachRow(s.db, "SELECT id, rule, message, location, evidence, checksum FROM finding_texts", func(scan func(...any) error) error {
 		var id, sum int64
-		var rule, msg, loc, ev string
-		if err := scan(&id, &rule, &msg, &loc, &ev, &sum); err != nil {
+		var e findingEntry
+		var loc string
+		if err := scan(&id, &e.f.Rule, &e.f.Message, &loc, &e.evidence, &sum); err != nil {
 			return damaged("finding_texts: %v", scanProblem(err))
 		}
-		if findingChecksum(id, rule, msg, loc, ev) != sum {
-			return damaged("finding_texts row %d (%s) does not match its checksum", id, rule)
+		if findingChecksum(id, e.f.Rule, e.f.Message, loc, e.evidence) != sum {
+			return damaged("finding_texts row %d (%s) does not match its checksum", id, e.f.Rule)
 		}
+		e.f.Location = mission.Location(loc)
+		if err := json.Unmarshal([]byte(e.evidence), &e.f.Evidence); err != nil {
+			return damaged("finding_texts row %d: evidence %q does not read: %v", id, e.evidence, err)
+		}
+		nm.findings[id] = e
 		return nil
 	})
 	if err != nil {
@@ -161,14 +197,15 @@ func (s *store) checkDictionaries() error {
 	}
 	return eachRow(s.db, "SELECT id, sha256, size, data IS NOT NULL, checksum FROM traces", func(scan func(...any) error) error {
 		var id, size, sum int64
-		var sha string
-		var stored bool
-		if err := scan(&id, &sha, &size, &stored, &sum); err != nil {
+		var e traceEntry
+		if err := scan(&id, &e.sha, &size, &e.stored, &sum); err != nil {
 			return damaged("traces: %v", scanProblem(err))
 		}
-		if traceChecksum(id, sha, size, stored) != sum {
-			return damaged("traces row %d (%s) does not match its checksum", id, short(sha))
+		if traceChecksum(id, e.sha, size, e.stored) != sum {
+			return damaged("traces row %d (%s) does not match its checksum", id, short(e.sha))
 		}
+		e.size = int(size)
+		nm.traces[id] = e
 		return nil
 	})
 }
@@ -183,43 +220,34 @@ func scanProblem(err error) string {
 	return msg
 }
 
-// scanSQL reads items with everything their checksums cover, a row per
-// finding (or one for an item without), in plan order.
+// scanSQL reads items, a row per finding (or one for an item without),
+// in plan order: integers only but for the run hash of an observation
+// run's unit; the dictionaries are read once, before ([names]).
 const scanSQL = `SELECT o.ord, o.flags, o.model_calls, o.tool_calls, o.tokens, o.sandbox_resets, o.wall_ns,
-	o.reached, o.match_n, o.match_exact, o.match_name_only, o.match_order_ignored, o.checksum,
-	o.blame, bl.blame, o.trace, tr.sha256, tr.size, tr.data IS NOT NULL,
-	u.ord, u.build, u.scenario, u.trial, u.run_sha256, u.checksum,
-	f.seq, f.finding, x.rule, x.message, x.location, x.evidence
+	o.reached, o.match_n, o.match_exact, o.match_name_only, o.match_order_ignored, o.checksum, o.blame, o.trace,
+	u.ord, u.run_sha256, u.checksum, f.seq, f.finding
 FROM outcomes o
-LEFT JOIN blames bl ON bl.id = o.blame
-LEFT JOIN traces tr ON tr.id = o.trace
-LEFT JOIN units u ON u.ord = o.unit
-LEFT JOIN item_findings f ON f.item = o.ord
-LEFT JOIN finding_texts x ON x.id = f.finding`
+LEFT JOIN units u ON u.ord = o.unit AND o.design = 0
+LEFT JOIN item_findings f ON f.item = o.ord`
 
 // scanned is one row of scanSQL.
 type scanned struct {
-	ord, flags, modelCalls, toolCalls, tokens, resets, wallNS    int64
-	reached, matchN, exact, nameOnly, orderIgn, checksum         int64
-	blameID                                                      int64
-	blame, traceSHA, runSHA                                      sql.NullString
-	traceID, traceSize, unitOrd, build, scenario, trial, unitSum sql.NullInt64
-	stored                                                       sql.NullBool
-	seq, finding                                                 sql.NullInt64
-	rule, message, location, evidence                            sql.NullString
+	ord, flags, modelCalls, toolCalls, tokens, resets, wallNS int64
+	reached, matchN, exact, nameOnly, orderIgn, checksum       int64
+	blameID                                                    int64
+	traceID, unitOrd, unitSum, seq, finding                    sql.NullInt64
+	runSHA                                                     sql.NullString
 }
 
 func (c *scanned) dest() []any {
 	return []any{&c.ord, &c.flags, &c.modelCalls, &c.toolCalls, &c.tokens, &c.resets, &c.wallNS,
-		&c.reached, &c.matchN, &c.exact, &c.nameOnly, &c.orderIgn, &c.checksum,
-		&c.blameID, &c.blame, &c.traceID, &c.traceSHA, &c.traceSize, &c.stored,
-		&c.unitOrd, &c.build, &c.scenario, &c.trial, &c.runSHA, &c.unitSum,
-		&c.seq, &c.finding, &c.rule, &c.message, &c.location, &c.evidence}
+		&c.reached, &c.matchN, &c.exact, &c.nameOnly, &c.orderIgn, &c.checksum, &c.blameID, &c.traceID,
+		&c.unitOrd, &c.runSHA, &c.unitSum, &c.seq, &c.finding}
 }
 
-// scan reads the items whose rows where (a condition on outcomes o and
-// units u; "" for every item) selects, in plan order, checks each and
-// hands it to fn. The item is only valid during the call.
+// scan reads the items whose rows where (a condition on outcomes o; ""
+// for every item) selects, in plan order, checks each and hands it to fn.
+// The item is only valid during the call.
 func (s *store) scan(nm *names, where string, args []any, fn func(*storedItem) error) error {
 	q := scanSQL
 	if where != "" {
@@ -235,20 +263,22 @@ func (s *store) scan(nm *names, where string, args []any, fn func(*storedItem) e
 		cur     storedItem
 		have    bool
 		scratch []byte
+		c       scanned
+		dest    = c.dest()
 	)
 	finish := func() error {
 		if !have {
 			return nil
 		}
 		have = false
-		if err := s.checkItem(nm, &cur, &head, &scratch); err != nil {
+		if err := s.checkItem(&cur, &head, &scratch); err != nil {
 			return err
 		}
 		return fn(&cur)
 	}
 	for rows.Next() {
-		var c scanned
-		if err := rows.Scan(c.dest()...); err != nil {
+		c = scanned{}
+		if err := rows.Scan(dest...); err != nil {
 			return damaged("outcomes row %d: %s", c.ord, scanProblem(err))
 		}
 		if !have || c.ord != head.ord {
@@ -263,19 +293,15 @@ func (s *store) scan(nm *names, where string, args []any, fn func(*storedItem) e
 		if !c.seq.Valid {
 			continue
 		}
-		if !c.rule.Valid {
+		e, ok := nm.findings[c.finding.Int64]
+		if !ok {
 			return damaged("item_findings row (%d, %d) names finding %d, which finding_texts lacks", c.ord, c.seq.Int64, c.finding.Int64)
 		}
 		if c.seq.Int64 != int64(len(cur.findings)) {
 			return damaged("item_findings row (%d, %d): want seq %d", c.ord, c.seq.Int64, len(cur.findings))
 		}
-		var ev designs.Evidence
-		if err := json.Unmarshal([]byte(c.evidence.String), &ev); err != nil {
-			return damaged("finding_texts row %d: evidence %q does not read: %v", c.finding.Int64, c.evidence.String, err)
-		}
-		cur.findings = append(cur.findings, designs.Finding{Rule: c.rule.String, Message: c.message.String,
-			Location: mission.Location(c.location.String), Evidence: ev})
-		cur.evidence = append(cur.evidence, c.evidence.String)
+		cur.findings = append(cur.findings, e.f)
+		cur.evidence = append(cur.evidence, e.evidence)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read stored items: %w", err)
@@ -283,19 +309,17 @@ func (s *store) scan(nm *names, where string, args []any, fn func(*storedItem) e
 	return finish()
 }
 
-// startItem fills it from an item's first row, naming its keys.
+// startItem fills it from an item's first row, naming its keys: its
+// unit's build, scenario and trial follow from the unit's place.
 func (s *store) startItem(nm *names, it *storedItem, c *scanned) error {
 	*it = storedItem{ord: int(c.ord), unit: int(c.ord) / s.slots, findings: it.findings[:0], evidence: it.evidence[:0]}
-	where := func() string { return fmt.Sprintf("outcomes row %d", c.ord) }
-	if !c.unitOrd.Valid {
-		return damaged("%s: units lacks its unit %d", where(), it.unit)
-	}
-	b, sc, d, t := int(c.build.Int64), int(c.scenario.Int64), int(c.ord)%s.slots, int(c.trial.Int64)
-	if b < 0 || b >= len(nm.builds) || sc < 0 || sc >= len(nm.scenarios) || t < 1 || t > nm.trials {
-		return damaged("units row %d: build %d, scenario %d, trial %d are not in the run", it.unit, b, sc, t)
+	perBuild := len(nm.scenarios) * nm.trials
+	b, sc, d, t := it.unit/max(perBuild, 1), it.unit/max(nm.trials, 1)%max(len(nm.scenarios), 1), int(c.ord)%s.slots, it.unit%max(nm.trials, 1)+1
+	if c.ord < 0 || b >= len(nm.builds) || perBuild == 0 {
+		return damaged("outcomes row %d is outside the run's %d builds", c.ord, len(nm.builds))
 	}
 	if c.flags < 0 || c.flags > 15 {
-		return damaged("%s: flags %d: want 0 to 15", where(), c.flags)
+		return damaged("outcomes row %d: flags %d: want 0 to 15", c.ord, c.flags)
 	}
 	seed, ok := nm.seeds[[2]int{sc, t}]
 	if !ok {
@@ -310,50 +334,53 @@ func (s *store) startItem(nm *names, it *storedItem, c *scanned) error {
 		WallNS: c.wallNS, Reached: int(c.reached),
 		MatchN: int(c.matchN), MatchExact: int(c.exact), MatchNameOnly: int(c.nameOnly), MatchOrderIgnored: int(c.orderIgn)}
 	if d == 0 {
+		if !c.unitOrd.Valid {
+			return damaged("outcomes row %d (%s): units lacks its unit %d", c.ord, it.id(), it.unit)
+		}
 		x.TraceHash = c.runSHA.String
 	}
-	if !c.blame.Valid {
-		return damaged("%s (%s) names blame %d, which blames lacks", where(), it.id(), c.blameID)
+	bl, ok := nm.blames[c.blameID]
+	if !ok {
+		return damaged("outcomes row %d (%s) names blame %d, which blames lacks", c.ord, it.id(), c.blameID)
 	}
-	if c.blame.String != "[]" {
-		if err := json.Unmarshal([]byte(c.blame.String), &x.Blame); err != nil {
-			return damaged("blames row %d: %q does not read: %v", c.blameID, c.blame.String, err)
-		}
-	}
+	x.Blame, it.blame = bl.blame, bl.text
 	if c.traceID.Valid {
-		if !c.traceSHA.Valid {
-			return damaged("%s (%s) names trace %d, which traces lacks", where(), it.id(), c.traceID.Int64)
+		tr, ok := nm.traces[c.traceID.Int64]
+		if !ok {
+			return damaged("outcomes row %d (%s) names trace %d, which traces lacks", c.ord, it.id(), c.traceID.Int64)
 		}
-		it.traceSHA, it.traceSize, it.traceStored = c.traceSHA.String, int(c.traceSize.Int64), c.stored.Bool
+		it.traceSHA, it.traceSize, it.traceStored = tr.sha, tr.size, tr.stored
 	}
 	return nil
 }
 
 // checkItem checks an item read whole against its checksums: its
 // outcomes row's (which covers its blame, findings and kept trace's hash)
-// and its unit's.
-func (s *store) checkItem(nm *names, it *storedItem, c *scanned, scratch *[]byte) error {
+// and, for an observation run, its unit's.
+func (s *store) checkItem(it *storedItem, c *scanned, scratch *[]byte) error {
 	x := &it.item
 	x.Findings = len(it.findings)
-	r := row{ord: it.ord, item: *x, findings: it.findings, traceSHA: it.traceSHA, blame: c.blame.String, evidence: it.evidence}
+	r := row{ord: it.ord, item: *x, findings: it.findings, traceSHA: it.traceSHA, blame: it.blame, evidence: it.evidence}
 	if r.outcomeChecksum(scratch) != c.checksum {
 		return damaged("outcomes row %d (%s) does not match its checksum: the row, or its item_findings rows, changed", it.ord, it.id())
 	}
-	*scratch = appendUnitSum((*scratch)[:0], it.unit, c.runSHA.String)
-	if checksum(*scratch) != c.unitSum.Int64 {
-		return damaged("units row %d (%s) does not match its checksum", it.unit, ItemID(x.Build, "", x.Scenario, x.Trial))
+	if x.Design == "" {
+		*scratch = appendUnitSum((*scratch)[:0], it.unit, c.runSHA.String)
+		if checksum(*scratch) != c.unitSum.Int64 {
+			return damaged("units row %d (%s) does not match its checksum", it.unit, it.id())
+		}
 	}
 	return nil
 }
 
-// checked opens the way to reading: the store's names, with every
-// dictionary row checked.
+// checked opens the way to reading: the store's names and dictionaries,
+// every dictionary row checked.
 func (s *store) checked() (*names, error) {
 	nm, err := s.readNames()
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkDictionaries(); err != nil {
+	if err := s.readDictionaries(nm); err != nil {
 		return nil, err
 	}
 	return nm, nil

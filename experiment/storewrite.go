@@ -276,7 +276,7 @@ func (w *writer) loop() {
 	st, err := w.prepare()
 	if err == nil {
 		defer st.close()
-		w.dict, err = w.s.readDictionaries()
+		w.dict, err = w.s.writerDictionaries()
 	}
 	if err != nil {
 		w.err = fmt.Errorf("run store writer: %w", err)
@@ -307,9 +307,9 @@ func (w *writer) loop() {
 	}
 }
 
-// readDictionaries reads what the dictionary tables hold (a resumed sweep
+// writerDictionaries reads what the dictionary tables hold (a resumed sweep
 // adds to them).
-func (s *store) readDictionaries() (*dictionaries, error) {
+func (s *store) writerDictionaries() (*dictionaries, error) {
 	d := &dictionaries{blames: map[string]int64{}, findings: map[string]int64{}, traces: map[string]traceRef{}}
 	err := eachRow(s.db, "SELECT id, blame FROM blames", func(sc func(...any) error) error {
 		var id int64
