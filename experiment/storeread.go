@@ -233,10 +233,10 @@ LEFT JOIN item_findings f ON f.item = o.ord`
 // scanned is one row of scanSQL.
 type scanned struct {
 	ord, flags, modelCalls, toolCalls, tokens, resets, wallNS int64
-	reached, matchN, exact, nameOnly, orderIgn, checksum       int64
-	blameID                                                    int64
-	traceID, unitOrd, unitSum, seq, finding                    sql.NullInt64
-	runSHA                                                     sql.NullString
+	reached, matchN, exact, nameOnly, orderIgn, checksum      int64
+	blameID                                                   int64
+	traceID, unitOrd, unitSum, seq, finding                   sql.NullInt64
+	runSHA                                                    sql.NullString
 }
 
 func (c *scanned) dest() []any {
