@@ -150,75 +150,37 @@ func (nm *names) where(f ItemFilter, build, design, scenario, trial, flagged str
 	var conds []string
 	var args []any
 	in := func(col string, ords []int) {
-		marks := strings.TrimSuffix(strings.Repeat("?, ", len(ords)), ", ")
-		conds = append(conds, col+" IN ("+marks+")")
+		conds = append(conds, col+" IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(ords)), ", ")+")")
 		for _, o := range ords {
 			args = append(args, int64(o))
 		}
 	}
-	var builds, scenarios, designIDs []string
-	for _, b := range nm.builds {
-		builds = append(builds, b.ID)
+	if len(f.Builds) > 0 || len(f.Classes) > 0 {
+		ords, err := nm.buildOrds(f.Builds, f.Classes)
+		if err != nil {
+			return "", nil, err
+		}
+		in(build, ords)
+	}
+	var designIDs, scenarios []string
+	for _, d := range nm.designs {
+		designIDs = append(designIDs, cmp.Or(d, ObservationDesign))
 	}
 	for _, sc := range nm.scenarios {
 		scenarios = append(scenarios, sc.id)
 	}
-	for _, d := range nm.designs {
-		designIDs = append(designIDs, cmp.Or(d, ObservationDesign))
-	}
-	pick := func(what string, want, all []string) ([]int, error) {
-		var ords []int
-		for _, w := range want {
-			i := slices.Index(all, w)
-			if i < 0 {
-				choices := all
-				if len(choices) > 8 {
-					choices = append(slices.Clone(all[:8]), fmt.Sprintf("… (%d in all)", len(all)))
-				}
-				return nil, fmt.Errorf("%s %q: the run has %s", what, w, strings.Join(choices, ", "))
-			}
-			ords = append(ords, i)
+	for _, sel := range []struct {
+		what, col  string
+		want, from []string
+	}{{"design", design, f.Designs, designIDs}, {"scenario", scenario, f.Scenarios, scenarios}} {
+		if len(sel.want) == 0 {
+			continue
 		}
-		return ords, nil
-	}
-	if len(f.Builds) > 0 || len(f.Classes) > 0 {
-		ords, err := pick("build", f.Builds, builds)
+		ords, err := pick(sel.what, sel.want, sel.from)
 		if err != nil {
 			return "", nil, err
 		}
-		if len(f.Classes) > 0 {
-			var classes []string
-			for _, b := range nm.builds {
-				if b.Class != "" && !slices.Contains(classes, b.Class) {
-					classes = append(classes, b.Class)
-				}
-			}
-			if _, err := pick("class", f.Classes, classes); err != nil {
-				return "", nil, err
-			}
-			var inClass []int
-			for i, b := range nm.builds {
-				if slices.Contains(f.Classes, b.Class) && (len(f.Builds) == 0 || slices.Contains(ords, i)) {
-					inClass = append(inClass, i)
-				}
-			}
-			ords = inClass
-		}
-		in(build, ords)
-	}
-	if len(f.Designs) > 0 {
-		ords, err := pick("design", f.Designs, designIDs)
-		if err != nil {
-			return "", nil, err
-		}
-		in(design, ords)
-	}
-	if len(f.Scenarios) > 0 {
-		ords, err := pick("scenario", f.Scenarios, scenarios)
-		if err != nil {
-			return "", nil, err
-		}
-		in(scenario, ords)
+		in(sel.col, ords)
 	}
 	if f.Trial != 0 {
 		if f.Trial < 1 || f.Trial > nm.trials {
@@ -230,4 +192,48 @@ func (nm *names) where(f ItemFilter, build, design, scenario, trial, flagged str
 		conds = append(conds, flagged)
 	}
 	return strings.Join(conds, " AND "), args, nil
+}
+
+// buildOrds returns the ords of the builds named, narrowed to (or, with no
+// names, all of) the builds of the classes named.
+func (nm *names) buildOrds(builds, classes []string) ([]int, error) {
+	var ids, known []string
+	for _, b := range nm.builds {
+		ids = append(ids, b.ID)
+		if b.Class != "" && !slices.Contains(known, b.Class) {
+			known = append(known, b.Class)
+		}
+	}
+	ords, err := pick("build", builds, ids)
+	if err != nil || len(classes) == 0 {
+		return ords, err
+	}
+	if _, err := pick("class", classes, known); err != nil {
+		return nil, err
+	}
+	var inClass []int
+	for i, b := range nm.builds {
+		if slices.Contains(classes, b.Class) && (len(builds) == 0 || slices.Contains(ords, i)) {
+			inClass = append(inClass, i)
+		}
+	}
+	return inClass, nil
+}
+
+// pick returns the places in all of the names in want, naming the choices
+// for one it does not know.
+func pick(what string, want, all []string) ([]int, error) {
+	var ords []int
+	for _, w := range want {
+		i := slices.Index(all, w)
+		if i < 0 {
+			choices := all
+			if len(choices) > 8 {
+				choices = append(slices.Clone(all[:8]), fmt.Sprintf("… (%d in all)", len(all)))
+			}
+			return nil, fmt.Errorf("%s %q: the run has %s", what, w, strings.Join(choices, ", "))
+		}
+		ords = append(ords, i)
+	}
+	return ords, nil
 }

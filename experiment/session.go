@@ -122,7 +122,16 @@ func openSession(opt Options, rs runSetup) (_ *session, err error) {
 	if err := ses.pl.prepare(); err != nil {
 		return nil, err
 	}
+	if err := ses.stamp(opt, rs); err != nil {
+		return nil, err
+	}
+	return ses, nil
+}
 
+// stamp records this session in the manifest: the versions, hashes and
+// sizes of what runs, the workers, one more session. A run that had
+// finished keeps its manifest on disk as it was until it finishes again.
+func (ses *session) stamp(opt Options, rs runSetup) error {
 	man, pl := ses.man, ses.pl
 	if man.Deviations == nil {
 		man.Deviations = []reports.Deviation{}
@@ -137,12 +146,10 @@ func openSession(opt Options, rs runSetup) (_ *session, err error) {
 		man.Workers = runtime.NumCPU()
 	}
 	man.Sessions++
-	if !ses.complete {
-		if err := writeManifest(runDir, man); err != nil {
-			return nil, err
-		}
+	if ses.complete {
+		return nil
 	}
-	return ses, nil
+	return writeManifest(ses.runDir, man)
 }
 
 // existingRunDir returns Options.RunDir or, for a resume, the newest run
