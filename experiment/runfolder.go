@@ -62,7 +62,8 @@ func lockFolder(runDir string) (*folderLock, error) {
 		return nil, &LockedError{RunDir: runDir, PID: pid}
 	}
 	// The pid a dead holder left is overwritten: the lock is ours.
-	if err := f.Truncate(0); err == nil {
+	err = f.Truncate(0)
+	if err == nil {
 		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	if err != nil {

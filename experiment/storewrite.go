@@ -154,7 +154,6 @@ type writer struct {
 	err      error
 	written  int
 	dict     *dictionaries
-	scratch  []byte
 }
 
 // dictionaries are the writer's maps of what runs.db's dictionary tables
