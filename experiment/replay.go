@@ -90,12 +90,12 @@ func (st *Stack) Replay(runDir, itemID string) (*ReplayResult, error) {
 		res.Trace = b
 	}
 
-	s, err := openStoreExisting(runDir)
+	s, err := openStoreIn(runDir)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	defer s.db.Close()
-	stored, findings, traceSHA, err := s.storedItem(itemIndex(pl, pl.unitIndex(bi, si, trial), slot), itemID)
+	defer s.close()
+	stored, err := s.item(itemIndex(pl, pl.unitIndex(bi, si, trial), slot), itemID)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
@@ -103,10 +103,11 @@ func (st *Stack) Replay(runDir, itemID string) (*ReplayResult, error) {
 		res.Differences = append(res.Differences, "the run has not stored this item")
 		return res, fmt.Errorf("replay: item %s: %w: not stored", itemID, ErrReplayMismatch)
 	}
-	res.Stored = stored
-	res.TraceSHA = traceSHA
-	if traceSHA != "" {
-		if res.StoredTrace, err = s.trace(traceSHA); err != nil {
+	res.Stored = &stored.item
+	res.TraceSHA = stored.traceSHA
+	findings := stored.findings
+	if stored.traceStored {
+		if res.StoredTrace, err = s.trace(stored.traceSHA); err != nil {
 			return nil, fmt.Errorf("replay: %w", err)
 		}
 	}

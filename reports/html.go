@@ -372,7 +372,7 @@ details{margin:.5rem 0}
 <body>
 <h1>baton report</h1>
 <p>Protocol {{.R.Protocol.Name}}, sha256 <code>{{.R.Protocol.SHA256}}</code>, seed {{.R.Protocol.Seed}},
-{{.R.Protocol.Trials}} trials, contract level {{.R.Protocol.ContractLevel}}. Schema {{.R.Schema}}.</p>
+{{.R.Protocol.Trials}} trials, contract level {{.R.Protocol.ContractLevel}}. Schema {{.R.Schema}}.{{with .R.Baton}} Run by baton {{.}}.{{end}}</p>
 <div class="{{if .R.Protocol.Deviations}}discarded{{else if .R.Protocol.Locked}}valid{{else}}note{{end}}">{{range $i, $l := .Deviations}}{{if eq $i 0}}<p><b>{{$l}}</b></p><ul>{{else}}<li>{{$l}}</li>{{end}}{{end}}</ul></div>
 <p>Rates are per mutant (the unit of analysis), with the trial-level rate beside them; see <a href="#methods">Methods and limitations</a>.</p>
 

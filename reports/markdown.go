@@ -8,10 +8,11 @@ import (
 	"strings"
 )
 
-// mdCell escapes text for a Markdown table cell: pipes, newlines, and "<"
-// and "&" so that markup a scenario carries renders as text (no tag can
-// open without "<").
-var mdCell = strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ", "&", "&amp;", "<", "&lt;")
+// mdCell escapes text for a Markdown table cell: backslashes and pipes
+// (so that "EUR\|x" cannot end the cell), newlines, and "<" and "&" so
+// that markup a scenario carries renders as text (no tag can open without
+// "<").
+var mdCell = strings.NewReplacer(`\`, `\\`, "|", `\|`, "\n", " ", "\r", " ", "&", "&amp;", "<", "&lt;")
 
 // mdText escapes markup in running Markdown text.
 var mdText = strings.NewReplacer("&", "&amp;", "<", "&lt;", "\n", " ")
@@ -149,6 +150,9 @@ func WriteMarkdown(out io.Writer, r *Results) error {
 	w.p("")
 	w.p("Protocol %s, sha256 `%s`, seed %d, %d trials, contract level %s. Schema %s.",
 		mdText.Replace(orDash(pr.Name)), mdText.Replace(orDash(pr.SHA256)), pr.Seed, pr.Trials, mdText.Replace(orDash(pr.ContractLevel)), r.Schema)
+	if r.baton != "" {
+		w.p("Run by baton %s.", mdText.Replace(r.baton))
+	}
 	w.p("")
 	for i, l := range deviationLines(pr) {
 		if i == 0 {
