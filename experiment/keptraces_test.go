@@ -68,7 +68,7 @@ func TestKeptTracesWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.db.Close()
-	rows, err := s.db.Query("SELECT id, build, trace FROM items ORDER BY build, ord") // files by name, lines in plan order
+	rows, err := s.db.Query("SELECT id, build, trace_sha256 FROM items ORDER BY build, ord") // files by name, lines in plan order
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -55,7 +54,7 @@ func Replay(runDir, itemID string) (*ReplayResult, error) {
 // result with the stored row, findings and kept trace, and returns
 // [ErrReplayMismatch] (with the result) when they differ.
 func (st *Stack) Replay(runDir, itemID string) (*ReplayResult, error) {
-	build, design, scenario, trial, err := ParseItemID(itemID)
+	_, _, _, trial, err := ParseItemID(itemID)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
@@ -63,20 +62,9 @@ func (st *Stack) Replay(runDir, itemID string) (*ReplayResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	bi, ok := pl.buildIdx[build]
-	if !ok {
-		return nil, fmt.Errorf("replay: item %s: the run has no build %q", itemID, build)
-	}
-	si, ok := pl.scenarioIdx[scenario]
-	if !ok {
-		return nil, fmt.Errorf("replay: item %s: the run has no scenario %q", itemID, scenario)
-	}
-	slot, ok := pl.designIdx[design]
-	if !ok {
-		return nil, fmt.Errorf("replay: item %s: the run has no design %q", itemID, design)
-	}
-	if trial > pl.trials {
-		return nil, fmt.Errorf("replay: item %s: the run has %d trials", itemID, pl.trials)
+	bi, si, slot, err := pl.locate(itemID)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
 	}
 	if err := pl.prepareOne(si); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
@@ -92,12 +80,12 @@ func (st *Stack) Replay(runDir, itemID string) (*ReplayResult, error) {
 		res.Trace = b
 	}
 
-	s, err := openStoreExisting(runDir)
+	s, err := openStoreIn(runDir)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	defer s.db.Close()
-	stored, findings, traceSHA, err := s.storedItem(itemIndex(pl, pl.unitIndex(bi, si, trial), slot), itemID)
+	defer s.close()
+	stored, err := s.item(itemIndex(pl, pl.unitIndex(bi, si, trial), slot), itemID)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
@@ -105,10 +93,11 @@ func (st *Stack) Replay(runDir, itemID string) (*ReplayResult, error) {
 		res.Differences = append(res.Differences, "the run has not stored this item")
 		return res, fmt.Errorf("replay: item %s: %w: not stored", itemID, ErrReplayMismatch)
 	}
-	res.Stored = stored
-	res.TraceSHA = traceSHA
-	if traceSHA != "" {
-		if res.StoredTrace, err = s.trace(traceSHA); err != nil {
+	res.Stored = &stored.item
+	res.TraceSHA = stored.traceSHA
+	findings := stored.findings
+	if stored.traceStored {
+		if res.StoredTrace, err = s.trace(stored.traceSHA); err != nil {
 			return nil, fmt.Errorf("replay: %w", err)
 		}
 	}
@@ -199,44 +188,76 @@ func openRun(runDir string, st *Stack) (*plan, *Manifest, error) {
 	return pl, man, nil
 }
 
-// ReportFindings hands r the findings, from the run folder's runs.db, of
-// the items whose kept traces report.html embeds (r.TraceItems), which
-// its trace viewer marks at their events.
+// locate returns the build, scenario and design slot of an item of the
+// plan.
+func (pl *plan) locate(itemID string) (bi, si, slot int, err error) {
+	build, design, scenario, trial, err := ParseItemID(itemID)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	var ok bool
+	if bi, ok = pl.buildIdx[build]; !ok {
+		return 0, 0, 0, fmt.Errorf("item %s: the run has no build %q", itemID, build)
+	}
+	if si, ok = pl.scenarioIdx[scenario]; !ok {
+		return 0, 0, 0, fmt.Errorf("item %s: the run has no scenario %q", itemID, scenario)
+	}
+	if slot, ok = pl.designIdx[design]; !ok {
+		return 0, 0, 0, fmt.Errorf("item %s: the run has no design %q", itemID, design)
+	}
+	if trial > pl.trials {
+		return 0, 0, 0, fmt.Errorf("item %s: the run has %d trials", itemID, pl.trials)
+	}
+	return bi, si, slot, nil
+}
+
+// ReportFindings hands r the findings, read (and checked) from the run
+// folder's runs.db, of the items whose kept traces report.html embeds
+// (r.TraceItems), which its trace viewer marks at their events.
 func ReportFindings(runDir string, r *reports.Results) error {
-	s, err := openStoreExisting(runDir)
+	st, err := DefaultStack()
+	if err != nil {
+		return err
+	}
+	pl, _, err := openRun(runDir, st)
 	if err != nil {
 		return fmt.Errorf("report findings: %w", err)
 	}
-	defer s.db.Close()
-	return setReportFindings(s, r)
+	s, err := openStoreIn(runDir)
+	if err != nil {
+		return fmt.Errorf("report findings: %w", err)
+	}
+	defer s.close()
+	return setReportFindings(s, pl, r)
 }
 
-func setReportFindings(s *store, r *reports.Results) error {
+func setReportFindings(s *store, pl *plan, r *reports.Results) error {
 	out := make(map[string][]reports.Finding, len(r.TraceItems))
 	for _, id := range r.TraceItems {
-		rows, err := s.db.Query("SELECT rule, message, location, evidence FROM findings WHERE item_id = ? ORDER BY seq", id)
+		bi, si, slot, err := pl.locate(id)
 		if err != nil {
-			return fmt.Errorf("report findings of %s: %w", id, err)
+			return fmt.Errorf("report findings: %w", err)
 		}
-		for rows.Next() {
-			var f reports.Finding
-			var ev string
-			if err := rows.Scan(&f.Rule, &f.Message, &f.Location, &ev); err != nil {
-				rows.Close()
-				return fmt.Errorf("report findings of %s: %w", id, err)
-			}
-			if err := json.Unmarshal([]byte(ev), &f.Evidence); err != nil {
-				rows.Close()
-				return fmt.Errorf("report findings of %s: evidence: %w", id, err)
-			}
-			out[id] = append(out[id], f)
+		_, _, _, trial, _ := ParseItemID(id)
+		it, err := s.item(itemIndex(pl, pl.unitIndex(bi, si, trial), slot), id)
+		if err != nil {
+			return fmt.Errorf("report findings: %w", err)
 		}
-		if err := rows.Close(); err != nil {
-			return fmt.Errorf("report findings of %s: %w", id, err)
+		if it == nil {
+			continue
+		}
+		for _, f := range it.findings {
+			out[id] = append(out[id], reportFinding(f))
 		}
 	}
 	r.SetFindings(out)
 	return nil
+}
+
+// reportFinding is a design's finding as the report shows it.
+func reportFinding(f designs.Finding) reports.Finding {
+	return reports.Finding{Rule: f.Rule, Message: f.Message, Location: string(f.Location),
+		Evidence: reports.FindingEvidence{Run: f.Evidence.Run, Seq: f.Evidence.Seq, Item: f.Evidence.Item, Field: f.Evidence.Field}}
 }
 
 // TraceInput is the trace viewer of a replayed item ([reports.WriteTracePage]):
@@ -258,8 +279,7 @@ func (st *Stack) TraceInput(runDir string, res *ReplayResult) (reports.TraceInpu
 		Source: "Regenerated by baton replay from the run folder; " + replayNote(res) + "."}
 	if res.Verdict != nil {
 		for _, f := range res.Verdict.Findings {
-			in.Findings = append(in.Findings, reports.Finding{Rule: f.Rule, Message: f.Message, Location: string(f.Location),
-				Evidence: reports.FindingEvidence{Run: f.Evidence.Run, Seq: f.Evidence.Seq, Item: f.Evidence.Item, Field: f.Evidence.Field}})
+			in.Findings = append(in.Findings, reportFinding(f))
 		}
 	}
 	build, _, _, _, err := ParseItemID(res.ItemID)

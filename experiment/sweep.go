@@ -2,15 +2,11 @@ package experiment
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -132,107 +128,17 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		return nil, fmt.Errorf("run: %w", err)
 	}
 
-	runDir := opt.RunDir
-	if runDir == "" {
-		out := opt.OutDir
-		if out == "" {
-			out = "out"
-		}
-		name := fmt.Sprintf("%s-%d-%s", p.Name, p.Seed, p.SHA256[:8])
-		if trialsOverride {
-			name += "-t" + strconv.Itoa(p.Trials)
-		}
-		runDir = filepath.Join(out, name)
-	}
-
-	// The run folder: new, or this protocol's run to resume.
-	existing, err := folderState(runDir)
+	ses, err := openSession(opt, runSetup{p: p, st: st, lock: lockState{lock, legacyLock}, devs: devs, absPath: absPath,
+		trialsOverride: trialsOverride, clock: clock, log: log})
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-	var man *Manifest
-	resolvePath := p.Path
-	if existing {
-		if !opt.Resume {
-			return nil, fmt.Errorf("run: %s: %w", runDir, ErrRunExists)
-		}
-		if man, err = ReadManifest(runDir); err != nil {
-			return nil, fmt.Errorf("run: %s: %w (%v)", runDir, ErrForeignRun, err)
-		}
-		if man.Protocol.SHA256 != p.SHA256 || man.Seed != p.Seed || man.Trials != p.Trials {
-			return nil, fmt.Errorf("run: %s: %w: it ran protocol %s (seed %d, %d trials), this is %s (seed %d, %d trials)",
-				runDir, ErrForeignRun, short(man.Protocol.SHA256), man.Seed, man.Trials, short(p.SHA256), p.Seed, p.Trials)
-		}
-		resolvePath = inputResolver(runDir, man.Inputs)
-	}
-	if devs, err = deviations(opt.ProtocolPath, lock != nil, devs, opt.Deviate, man); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-
-	// Everything is checked before any work starts.
-	pl, tree, err := preflight(p, st, resolvePath, opt.ProtocolPath, lockState{lock, legacyLock}, runDir, man)
-	if err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
+	defer ses.release(log)
+	runDir, pl, s, man, skipped := ses.runDir, ses.pl, ses.s, ses.man, ses.skipped
+	workers := man.Workers
 	sample := opt.TraceSample
 	if sample == 0 {
 		sample = DefaultTraceSample
-	}
-
-	if err := os.MkdirAll(runDir, 0o755); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	if man == nil {
-		man = &Manifest{
-			Schema:   ManifestSchema,
-			Protocol: ManifestProtocol{Name: p.Name, Path: absPath, SHA256: p.SHA256, Locked: lock != nil},
-			Settings: p, Seed: p.Seed, Trials: p.Trials,
-			Started: nowUTC(clock()),
-		}
-		if err := writeAtomic(filepath.Join(runDir, ProtocolCopy), p.Raw); err != nil {
-			return nil, fmt.Errorf("run: %w", err)
-		}
-		if man.Inputs, err = copyInputs(p, runDir); err != nil {
-			return nil, fmt.Errorf("run: %w", err)
-		}
-	}
-	man.Tree, man.Deviations = tree, devs
-	if man.Deviations == nil {
-		man.Deviations = []reports.Deviation{}
-	}
-	man.Baton, man.Go = batonVersion(), goVersion()
-	man.Mission = MissionRef{Name: st.Mission.Name(), Version: st.Mission.Version()}
-	man.Hashes = Hashes{Catalogue: pl.catalogueHash, Scenarios: pl.scenariosHash, Contracts: pl.contractsHash}
-	man.Builds, man.Scenarios, man.Items = len(pl.builds), len(pl.scenarios), pl.total()
-	man.Designs = pl.proto.Designs
-	man.Workers = workers
-	man.Sessions++
-	man.Finished, man.Complete, man.Valid, man.Reason = "", false, nil, ""
-	if err := writeManifest(runDir, man); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-
-	s, err := openStore(filepath.Join(runDir, StoreFile))
-	if err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	defer s.db.Close()
-	if err := checkStoreMeta(s, p); err != nil {
-		return nil, fmt.Errorf("run: %s: %w", runDir, err)
-	}
-	if err := s.describe(pl); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	if err := pl.prepare(); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	done, skipped, err := s.done(pl)
-	if err != nil {
-		return nil, fmt.Errorf("run: %s: %w", runDir, err)
 	}
 	log.Info().Str("run", runDir).Str("protocol", short(p.SHA256)).Int("items", pl.total()).
 		Int("stored", skipped).Int("workers", workers).Msg("sweep")
@@ -244,17 +150,14 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		lv = newLive(pl, runDir)
 	}
 	restoreGC := tuneGC(opt.GCPercent)
-	err = sweep(ctx, pl, s, done, skipped, workers, sample, lv, opt)
+	err = sweep(ctx, pl, s, ses.done, skipped, workers, sample, lv, opt)
 	if lv != nil {
 		lv.traces.close() // the spools of builds an interrupted sweep left
 	}
 	restoreGC() // aggregation holds what grows with the run: collect as usual
 	if err != nil {
 		if ctx.Err() != nil {
-			log.Warn().Str("run", runDir).Msg("sweep interrupted; continue with resume")
-		}
-		if cerr := s.close(); cerr != nil {
-			log.Error().Err(cerr).Msg("close run store")
+			err = &InterruptedError{RunDir: runDir, Err: ctx.Err()}
 		}
 		return nil, fmt.Errorf("run: %w", err)
 	}
@@ -263,8 +166,9 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		return build == reports.CleanBuild || sampled(pl.seed, id, sample)
 	}
 	sum, err := finish(pl, s, lv, runDir, man, keptTrace)
-	if cerr := s.close(); err == nil && cerr != nil {
-		err = cerr
+	if err == nil {
+		err = s.close()
+		ses.s = nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
@@ -306,47 +210,11 @@ func tuneGC(percent int) (restore func()) {
 	return func() { debug.SetGCPercent(old) }
 }
 
-// folderState reports whether dir exists and holds anything.
-func folderState(dir string) (bool, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return len(entries) > 0, nil
-}
-
 func short(sha string) string {
 	if len(sha) > 12 {
 		return sha[:12]
 	}
 	return sha
-}
-
-// checkStoreMeta records the run's identity in a new store, and refuses a
-// store that holds another run's.
-func checkStoreMeta(s *store, p *Protocol) error {
-	meta, err := s.meta()
-	if err != nil {
-		return err
-	}
-	want := map[string]string{
-		"schema":          StoreSchema,
-		"protocol_sha256": p.SHA256,
-		"seed":            strconv.FormatUint(p.Seed, 10),
-		"trials":          strconv.Itoa(p.Trials),
-	}
-	if len(meta) == 0 {
-		return s.setMeta(want)
-	}
-	for k, v := range want {
-		if meta[k] != v {
-			return fmt.Errorf("%w: %s holds %s %q, want %q", ErrForeignRun, StoreFile, k, meta[k], v)
-		}
-	}
-	return nil
 }
 
 // sendRows is how many rows a worker gathers before it hands them to the
@@ -402,6 +270,7 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 			defer wg.Done()
 			memo := newUnitMemo(!opt.noShare)
 			var rows []row
+			var scratch []byte
 			defer func() {
 				if len(rows) > 0 {
 					w.send(rows) // finished items are kept even when cancelled
@@ -427,6 +296,7 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 						fail(err)
 						break
 					}
+					out.row.seal(u, &scratch)
 					rows = append(rows, out.row)
 				}
 				// Rows go to the writer sendRows at a time: a hand-over to a
@@ -471,6 +341,7 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 		return nil, fmt.Errorf("aggregated %d items, the plan has %d", a.added, pl.total())
 	}
 	r := a.agg.Results()
+	r.SetBaton(man.Baton)
 	annotate(r, pl, man)
 	examples := map[string]bool{}
 	for _, ex := range r.Examples {
@@ -499,7 +370,7 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 		slices.Sort(r.TraceItems)
 		r.TracePattern = TraceBuildPattern
 	}
-	if err := setReportFindings(s, r); err != nil {
+	if err := setReportFindings(s, pl, r); err != nil {
 		return nil, err
 	}
 	// The reports and the store's last writes do not touch each other:
@@ -544,7 +415,7 @@ func readBack(pl *plan, s *store) (*aggregation, error) {
 		return nil, fmt.Errorf("run store holds %d items, the plan has %d", n, pl.total())
 	}
 	a := newAggregation(pl)
-	err = s.stream(pl, func(it reports.Item) error {
+	err = s.stream(func(it reports.Item) error {
 		a.add(it)
 		return nil
 	})

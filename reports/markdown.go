@@ -7,10 +7,11 @@ import (
 	"strings"
 )
 
-// mdCell escapes text for a Markdown table cell: pipes, newlines, and "<"
-// and "&" so that markup a scenario carries renders as text (no tag can
-// open without "<").
-var mdCell = strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ", "&", "&amp;", "<", "&lt;")
+// mdCell escapes text for a Markdown table cell: backslashes and pipes
+// (so that "EUR\|x" cannot end the cell), newlines, and "<" and "&" so
+// that markup a scenario carries renders as text (no tag can open without
+// "<").
+var mdCell = strings.NewReplacer(`\`, `\\`, "|", `\|`, "\n", " ", "\r", " ", "&", "&amp;", "<", "&lt;")
 
 // mdText escapes markup in running Markdown text.
 var mdText = strings.NewReplacer("&", "&amp;", "<", "&lt;", "\n", " ")

@@ -2,7 +2,6 @@ package reports
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/baton-lab/baton/internal/safecsv"
 )
 
 // WriteAll renders r into dir: results.json, report.md, report.html (with
@@ -201,9 +202,10 @@ type Table struct {
 	Rows   iter.Seq[[]string]
 }
 
-// WriteCSV writes the table as CSV to w.
+// WriteCSV writes the table as CSV to w, every cell guarded against
+// formula injection ([safecsv.Cell]).
 func (t Table) WriteCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
+	cw := safecsv.NewWriter(w)
 	if err := cw.Write(t.Header); err != nil {
 		return err
 	}

@@ -17,6 +17,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/baton-lab/baton/internal/safecsv"
 )
 
 // ReviewCandidate is one (build, scenario, trial) the experiment offers for
@@ -158,7 +160,7 @@ func ExportReview(dir string, items []ReviewCandidate, size int, seed uint64) er
 	}
 
 	var sb bytes.Buffer
-	w := csv.NewWriter(&sb)
+	w := safecsv.NewWriter(&sb)
 	w.Write([]string{"sample_id", "scenario", "category", "verdict"})
 	for i, c := range sample {
 		w.Write([]string{key.Samples[i].SampleID, c.Scenario, c.Category, ""})
@@ -494,7 +496,7 @@ func ImportReview(dir, reviewer, csvPath string, opt ImportOptions) (ImportSumma
 		return sum, fmt.Errorf("import review: %w", err)
 	}
 	var b bytes.Buffer
-	w := csv.NewWriter(&b)
+	w := safecsv.NewWriter(&b)
 	w.Write([]string{"sample_id", "verdict"})
 	for _, id := range slices.Sorted(maps.Keys(labels)) {
 		w.Write([]string{id, labels[id].verdict})

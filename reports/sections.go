@@ -44,6 +44,9 @@ func introBlocks(r *Results) []block {
 		text("Protocol " + orDash(pr.Name) + ", sha256 "), code(orDash(pr.SHA256)),
 		text(fmt.Sprintf(", seed %d, %d trials, contract level %s. Schema %s.", pr.Seed, pr.Trials, orDash(pr.ContractLevel), r.Schema)),
 	}}}
+	if r.baton != "" {
+		out[0].(*para).Spans = append(out[0].(*para).Spans, text(" Run by baton "+r.baton+"."))
+	}
 	class := "note"
 	switch {
 	case len(pr.Deviations) > 0:

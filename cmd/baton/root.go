@@ -137,6 +137,8 @@ pre-registered verdict on the protocol's hypotheses.
 		newRunCmd(g),
 		newReportCmd(g),
 		newReplayCmd(g),
+		newItemsCmd(g),
+		newCompareCmd(g),
 		newProtocolCmd(g),
 		newMutantsCmd(g),
 		newScenariosCmd(g),
