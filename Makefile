@@ -20,7 +20,7 @@ VCS_REVISION := $(shell git rev-parse HEAD 2>/dev/null)
 VCS_MODIFIED := $(shell if [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then echo true; else echo false; fi)
 LDFLAGS      ?= -X github.com/baton-lab/baton/internal/version.revision=$(VCS_REVISION) -X github.com/baton-lab/baton/internal/version.modified=$(VCS_MODIFIED)
 
-.PHONY: all run test test-short bench lint build cover tidy clean
+.PHONY: all run test test-short test-browser bench lint build cover tidy clean
 
 all: lint test build
 
@@ -40,6 +40,13 @@ test:
 
 test-short:
 	$(GO) test -short $(PKGS)
+
+## test-browser: the browser test of report.html alone (headless Chromium:
+## apt-get install chromium), keeping its screenshots in $(SHOTS)
+SHOTS ?= out/screenshots
+test-browser:
+	@mkdir -p $(SHOTS)
+	BATON_BROWSER_REQUIRED=1 BATON_SCREENSHOTS=$(abspath $(SHOTS)) $(GO) test -count=1 -v ./browser
 
 ## bench: every benchmark, benchstat-friendly, written to $(BENCHOUT)
 ## (about five minutes); the whole-sweep benchmark runs the default

@@ -74,9 +74,10 @@
 // JSON Lines (a core run's {"run":"<name>"} lines in place). One file per
 // item would cost several times more (for the default protocol, 2,444
 // kept traces: about 0.6 s as files, 0.18 s as JSON Lines per build).
-// report.html links a drill-down item to its build's file when its trace
-// is there (reports.Results.TracePattern and TraceItems); the others show
-// the baton replay command that regenerates them.
+// report.html embeds the trace viewer of a drill-down item whose trace is
+// there (reports.Results.TraceItems), with its findings from runs.db
+// ([ReportFindings]); the others show the baton replay --html command that
+// regenerates them into the same viewer ([Stack.TraceInput]).
 //
 // # runs.db
 //

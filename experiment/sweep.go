@@ -370,6 +370,9 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 		slices.Sort(r.TraceItems)
 		r.TracePattern = TraceBuildPattern
 	}
+	if err := setReportFindings(s, pl, r); err != nil {
+		return nil, err
+	}
 	// The reports and the store's last writes do not touch each other:
 	// both at once. The store is marked complete once both are done.
 	stored := make(chan error, 1)

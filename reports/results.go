@@ -56,6 +56,9 @@ type Results struct {
 	// suite_runs.csv; results.json leaves it out (its size grows with the
 	// trials), so a Results read back has none.
 	suites *suiteView
+	// findings are the findings of the items whose traces report.html
+	// embeds ([Results.SetFindings]); results.json leaves them out.
+	findings map[string][]Finding
 	// baton names the binary that ran the run (its version and commit,
 	// from manifest.json): the reports show it, results.json leaves it
 	// out so that it stays byte-identical across builds.

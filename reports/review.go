@@ -240,17 +240,23 @@ func drawSample(items []ReviewCandidate, size int, seed uint64) []ReviewCandidat
 	return out
 }
 
-var packTmpl = template.Must(template.New("pack").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>baton review pack</title>
-<style>
+// packCSS is the review pack's style sheet, which its policy admits by
+// hash: the pack runs no script and loads nothing, whatever an email in
+// it carries.
+const packCSS = `
 body{font-family:sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
 section{border-top:2px solid #888;margin-top:2rem;padding-top:.5rem}
 pre{background:#f4f4f4;padding:.5rem;overflow-x:auto;white-space:pre-wrap;word-break:break-word}
 .email{border-left:3px solid #49c;padding-left:.5rem;margin:.5rem 0}
-</style>
+`
+
+var packTmpl = template.Must(template.New("pack").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ` + sourceHash(packCSS) + `; base-uri 'none'; form-action 'none'">
+<title>baton review pack</title>
+<style>` + packCSS + `</style>
 </head>
 <body>
 <h1>Review pack</h1>

@@ -88,6 +88,9 @@ func rerender(dir string, man *experiment.Manifest) (*reports.Results, error) {
 	}
 	r.SetWall(man.WallMS)
 	r.SetBaton(man.Baton)
+	if err := experiment.ReportFindings(dir, r); err != nil {
+		return nil, err
+	}
 	switch rows, err := reports.Agreement(dir); {
 	case err == nil:
 		r.SetAgreement(rows)
