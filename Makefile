@@ -12,14 +12,22 @@ SWEEPTRIALS ?= 20
 # bench: pairs of 1- and 2-worker sweeps behind the speed-up figure
 SPEEDUPPAIRS ?= 8
 STATICCHECK_VERSION ?= v0.8.2
+# The commit the binary is built from, and whether tracked files differ
+# from it, stamped into baton (the manifest, the report and baton version
+# name it): go run stamps nothing, and go build's -buildvcs does not work
+# in a git worktree.
+VCS_REVISION := $(shell git rev-parse HEAD 2>/dev/null)
+VCS_MODIFIED := $(shell if [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then echo true; else echo false; fi)
+LDFLAGS      ?= -X github.com/baton-lab/baton/internal/version.revision=$(VCS_REVISION) -X github.com/baton-lab/baton/internal/version.modified=$(VCS_MODIFIED)
 
-.PHONY: all run test test-short bench lint build cover tidy clean
+.PHONY: all run test test-short test-browser bench lint build cover tidy clean
 
 all: lint test build
 
 ## run: the default experiment; the report lands in a new folder under out/
+## (out/<protocol>-<seed>-<hash>, then -2, -3, … on later runs)
 run:
-	$(GO) run ./cmd/baton run --out $(OUT)
+	$(GO) run -ldflags "$(LDFLAGS)" ./cmd/baton run --out $(OUT)
 
 ## test: the whole test suite, with the race detector where cgo has a C
 ## compiler (the race detector needs one); without, the same tests without it
@@ -32,6 +40,13 @@ test:
 
 test-short:
 	$(GO) test -short $(PKGS)
+
+## test-browser: the browser test of report.html alone (headless Chromium:
+## apt-get install chromium), keeping its screenshots in $(SHOTS)
+SHOTS ?= out/screenshots
+test-browser:
+	@mkdir -p $(SHOTS)
+	BATON_BROWSER_REQUIRED=1 BATON_SCREENSHOTS=$(abspath $(SHOTS)) $(GO) test -count=1 -v ./browser
 
 ## bench: every benchmark, benchstat-friendly, written to $(BENCHOUT)
 ## (about five minutes); the whole-sweep benchmark runs the default
@@ -54,7 +69,7 @@ lint:
 
 ## build: the baton binary in bin/
 build:
-	$(GO) build -o bin/baton ./cmd/baton
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/baton ./cmd/baton
 
 ## cover: test coverage, summary on stdout, HTML in cover.html
 cover:

@@ -79,44 +79,61 @@
 // As each build completes, the traces whose bytes the store keeps for the
 // clean build's flagged design items and failed observation runs and for
 // the seeded sample of all items (Options.TraceSample) are written into
-// traces/<build>.jsonl, one line per item in plan order (items.ord: a
+// traces/<build>.jsonl, one line per item in plan order (outcomes.ord: a
 // unit's observation run and design items together):
 // {"item":"<id>","trace":[<event>,...]}, the array holding the trace's
 // JSON Lines (a core run's {"run":"<name>"} lines in place). One file per
 // item would cost several times more (for the default protocol, 2,444
 // kept traces: about 0.6 s as files, 0.18 s as JSON Lines per build).
-// report.html links a drill-down item to its build's file when its trace
-// is there (reports.Results.TracePattern and TraceItems); the others show
-// the baton replay command that regenerates them.
+// report.html embeds the trace viewer of a drill-down item whose trace is
+// there (reports.Results.TraceItems), with its findings from runs.db
+// ([ReportFindings]); the others show the baton replay --html command that
+// regenerates them into the same viewer ([Stack.TraceInput]).
 //
 // # runs.db
 //
-//	meta(key, value)                   schema, protocol_sha256, seed, trials, complete
-//	builds(id, ord, class, location, operator, description, status)
-//	scenarios(id, ord, category, tags, title)
-//	items(ord, id, build, design, scenario, trial, seed, flagged, blame,
-//	      findings, model_calls, tool_calls, tokens, sandbox_resets,
-//	      wall_ns, slipped, faulted, reached, success, match_n,
-//	      match_exact, match_name_only, match_order_ignored, trace_hash,
-//	      trace)                     integer primary key ord
-//	findings(item_id, seq, rule, message, location, evidence)
-//	traces(sha256, size, data)         gzipped JSON Lines
+// Schema [StoreSchema] stores each fact once, under integer keys, and puts
+// names back in views (the README's "Auditing a run" has every column):
 //
-// An item's ord is its place in the plan: builds (clean first, then the
-// catalogue's order), scenarios (the protocol's order), trials, then the
-// observation run and the designs in protocol order; id is
-// build/design/scenario/trial with design "obs" for the observation run.
-// Booleans are 0/1, seeds decimal text, blame and evidence JSON. The
-// match_ columns are design A's (and C's) trajectory matcher counts: of
-// match_n agent-items, how many passed the exact matcher, which decides,
-// and the name-only and order-ignored ones reported beside it. status is
-// the mutant's status from the results (killed, survived, equivalent,
-// no_coverage). items.trace is the SHA-256 of the item's trace (the
-// integrated run's, else its core runs' concatenated, each after a
-// {"run":"<name>"} line) for every flagged design item and failed
-// observation run; traces holds the bytes for the clean build's flagged
-// and failed items and a seeded sample of all items. The store runs in WAL
-// mode with synchronous=OFF during the sweep (results regenerate from the
-// protocol; a killed process loses at most the batch in flight) and is left
-// as a single file at the end.
+//	meta(key, value)                       schema, protocol_sha256, seed, trials, slots, items, complete
+//	builds(ord, id, class, location, operator, description, status)
+//	scenarios(ord, id, category, tags, title)
+//	designs(ord, id, name)                 0 is the observation run, "obs"
+//	trials(scenario, trial, seed)          a trial's seed, the same for every build
+//	units(ord, build, scenario, trial, run_sha256, checksum)
+//	outcomes(ord, unit, design, flags, flagged, slipped, faulted, success,
+//	         blame, model_calls, tool_calls, tokens, sandbox_resets, wall_ns,
+//	         reached, match_n, match_exact, match_name_only,
+//	         match_order_ignored, trace, checksum)
+//	blames(id, blame, checksum)            distinct blames, JSON; 0 is []
+//	finding_texts(id, rule, message, location, evidence, checksum)
+//	item_findings(item, seq, finding)
+//	traces(id, sha256, size, data, checksum)   data gzipped, NULL for a hash only
+//	views: items, findings, item_flags, suite_runs, detection_cells
+//
+// A unit's ord is its place in the plan (builds, clean first, then
+// scenarios, then trials) and an item's is unit × slots + slot (the
+// observation run, then the designs in protocol order): the writer appends
+// in nearly that order, and a unit's build, scenario and trial and an
+// item's unit and design are generated columns, never stored (nor are the
+// four booleans packed in flags). Workers seal each row ([row.seal]): its
+// blame and evidence JSON, its findings' dictionary keys and its CRC-32C
+// checksum, which covers the row, its blame, its findings and its kept
+// trace's hash; the single writer only looks dictionary entries up and
+// binds integers. Every read checks what it reads and refuses a row that
+// does not match with [ErrStoreDamaged] naming the table and the row.
+//
+// The store runs in WAL mode with synchronous=OFF during the sweep
+// (results regenerate from the protocol; a killed process loses at most
+// the batch in flight) and is left as a single file at the end. Readers
+// (replay, review, [Items], [SuiteRuns]) open it read-only.
+//
+// # Run folder lock
+//
+// A process writing a run folder holds an exclusive flock(2) on its
+// [FolderLock] file, its pid inside; a second one gets a [*LockedError].
+// Holding it, a run first removes what killed processes left
+// ([RemoveLeftovers]); a resume checks the manifest, the hashes and every
+// stored row before it changes anything, and leaves a finished run's
+// manifest as it was until it finishes too.
 package experiment

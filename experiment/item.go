@@ -140,7 +140,7 @@ func traceHash(run *mission.Run, memo *unitMemo) (string, error) {
 	h.Write(tr)
 	if c, ok := h.(hash.Cloner); ok && memo.kept != nil {
 		if alone, err := c.Clone(); err == nil {
-			memo.kept[integratedKey(run.Trace)] = hex.EncodeToString(alone.Sum(nil))
+			memo.kept[integratedKey(run.Trace)] = keptSum{hex.EncodeToString(alone.Sum(nil)), len(tr)}
 		}
 	}
 	h.Write(end)

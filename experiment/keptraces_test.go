@@ -68,7 +68,7 @@ func TestKeptTracesWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.db.Close()
-	rows, err := s.db.Query("SELECT id, build, trace FROM items ORDER BY build, ord") // files by name, lines in plan order
+	rows, err := s.db.Query("SELECT id, build, trace_sha256 FROM items ORDER BY build, ord") // files by name, lines in plan order
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,8 +96,13 @@ func TestKeptTracesWritten(t *testing.T) {
 			t.Errorf("results list %s as traced, traces/ does not hold it", id)
 		}
 	}
+	// report.html embeds their trace viewers, with their findings from
+	// runs.db.
 	html := readFile(t, filepath.Join(runDir, "report.html"))
-	if !bytes.Contains(html, []byte(`href="traces/`)) {
-		t.Error("report.html links no trace")
+	if n := bytes.Count(html, []byte(`<section class="viewer"`)); n != min(len(r.TraceItems), 30) {
+		t.Errorf("report.html embeds %d trace viewers, want one per listed item (%d)", n, len(r.TraceItems))
+	}
+	if !bytes.Contains(html, []byte(`<h4>Findings</h4>`)) {
+		t.Error("report.html's trace viewers show no findings")
 	}
 }

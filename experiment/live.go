@@ -92,7 +92,7 @@ func (a *aggregation) complete(total int) bool {
 // bytes [writeKeptTraces] writes from the store: the workers give each
 // kept item its line (row.traceLine), which is appended to the build's
 // spool file as it arrives; when the last item of the build arrives the
-// lines are copied from the spool, in plan order (items.ord), into the
+// lines are copied from the spool, in plan order (outcomes.ord), into the
 // build's file.
 // Only their places are held in memory: the clean build alone keeps about
 // 100 MB of traces at 200 trials.

@@ -31,7 +31,7 @@ func TestLiveAggregateAnyArrivalOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := openStoreExisting(dir)
+	s, err := openStoreIn(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestLiveAggregateAnyArrivalOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rows []row
-	if err := s.stream(pl, func(it reports.Item) error {
+	if err := s.stream(func(it reports.Item) error {
 		rows = append(rows, row{item: it})
 		return nil
 	}); err != nil {

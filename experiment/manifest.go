@@ -8,8 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 
+	"github.com/baton-lab/baton/internal/version"
 	"github.com/baton-lab/baton/reports"
 )
 
@@ -92,25 +92,7 @@ type Input struct {
 }
 
 // batonVersion returns the main module's version and VCS revision.
-func batonVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := bi.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" {
-			v += " " + s.Value
-		}
-		if s.Key == "vcs.modified" && s.Value == "true" {
-			v += "+dirty"
-		}
-	}
-	return v
-}
+func batonVersion() string { return version.String() }
 
 func goVersion() string { return runtime.Version() }
 

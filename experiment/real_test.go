@@ -40,14 +40,14 @@ func realStack(tb testing.TB) *Stack {
 // comparing runs row by row.
 func storedRows(tb testing.TB, runDir string) []string {
 	tb.Helper()
-	s, err := openStoreExisting(runDir)
+	s, err := openStoreIn(runDir)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer s.db.Close()
 	var out []string
 	for _, q := range []string{
-		`SELECT id, seed, flagged, blame, findings, model_calls, tool_calls, tokens, sandbox_resets, slipped, faulted, reached, success, trace_hash, trace FROM items ORDER BY id`,
+		`SELECT id, seed, flagged, blame, findings, model_calls, tool_calls, tokens, sandbox_resets, slipped, faulted, reached, success, run_sha256, trace_sha256 FROM items ORDER BY id`,
 		`SELECT item_id, seq, rule, message, location, evidence, '', '', '', '', '', '', '', '', '' FROM findings ORDER BY item_id, seq`,
 	} {
 		rows, err := s.db.Query(q)
@@ -154,12 +154,12 @@ func TestReplayReal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := openStoreExisting(runDir)
+	s, err := openStoreIn(runDir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Every flagged design item, and a spread of the rest.
-	rows, err := s.db.Query(`SELECT id, flagged, trace FROM items WHERE flagged = 1 OR (trial = 2 AND scenario = 'S14') ORDER BY id`)
+	rows, err := s.db.Query(`SELECT id, flagged, trace_sha256 FROM items WHERE flagged = 1 OR (trial = 2 AND scenario = 'S14') ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -52,7 +53,7 @@ func Replay(missions *mission.Registry, runDir, itemID string) (*ReplayResult, e
 // result with the stored row, findings and kept trace, and returns
 // [ErrReplayMismatch] (with the result) when they differ.
 func (st *Stack) Replay(runDir, itemID string) (*ReplayResult, error) {
-	build, design, scenario, trial, err := ParseItemID(itemID)
+	_, _, _, trial, err := ParseItemID(itemID)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
@@ -60,20 +61,9 @@ func (st *Stack) Replay(runDir, itemID string) (*ReplayResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	bi, ok := pl.buildIdx[build]
-	if !ok {
-		return nil, fmt.Errorf("replay: item %s: the run has no build %q", itemID, build)
-	}
-	si, ok := pl.scenarioIdx[scenario]
-	if !ok {
-		return nil, fmt.Errorf("replay: item %s: the run has no scenario %q", itemID, scenario)
-	}
-	slot, ok := pl.designIdx[design]
-	if !ok {
-		return nil, fmt.Errorf("replay: item %s: the run has no design %q", itemID, design)
-	}
-	if trial > pl.trials {
-		return nil, fmt.Errorf("replay: item %s: the run has %d trials", itemID, pl.trials)
+	bi, si, slot, err := pl.locate(itemID)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
 	}
 	if err := pl.prepareOne(si); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
@@ -89,12 +79,12 @@ func (st *Stack) Replay(runDir, itemID string) (*ReplayResult, error) {
 		res.Trace = b
 	}
 
-	s, err := openStoreExisting(runDir)
+	s, err := openStoreIn(runDir)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	defer s.db.Close()
-	stored, findings, traceSHA, err := s.storedItem(itemIndex(pl, pl.unitIndex(bi, si, trial), slot), itemID)
+	defer s.close()
+	stored, err := s.item(itemIndex(pl, pl.unitIndex(bi, si, trial), slot), itemID)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
@@ -102,10 +92,11 @@ func (st *Stack) Replay(runDir, itemID string) (*ReplayResult, error) {
 		res.Differences = append(res.Differences, "the run has not stored this item")
 		return res, fmt.Errorf("replay: item %s: %w: not stored", itemID, ErrReplayMismatch)
 	}
-	res.Stored = stored
-	res.TraceSHA = traceSHA
-	if traceSHA != "" {
-		if res.StoredTrace, err = s.trace(traceSHA); err != nil {
+	res.Stored = &stored.item
+	res.TraceSHA = stored.traceSHA
+	findings := stored.findings
+	if stored.traceStored {
+		if res.StoredTrace, err = s.trace(stored.traceSHA); err != nil {
 			return nil, fmt.Errorf("replay: %w", err)
 		}
 	}
@@ -194,4 +185,113 @@ func openRun(runDir string, st *Stack) (*plan, *Manifest, error) {
 		return nil, nil, fmt.Errorf("%w: manifest designs %v, protocol %v", ErrProtocolChanged, man.Designs, p.Designs)
 	}
 	return pl, man, nil
+}
+
+// locate returns the build, scenario and design slot of an item of the
+// plan.
+func (pl *plan) locate(itemID string) (bi, si, slot int, err error) {
+	build, design, scenario, trial, err := ParseItemID(itemID)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	var ok bool
+	if bi, ok = pl.buildIdx[build]; !ok {
+		return 0, 0, 0, fmt.Errorf("item %s: the run has no build %q", itemID, build)
+	}
+	if si, ok = pl.scenarioIdx[scenario]; !ok {
+		return 0, 0, 0, fmt.Errorf("item %s: the run has no scenario %q", itemID, scenario)
+	}
+	if slot, ok = pl.designIdx[design]; !ok {
+		return 0, 0, 0, fmt.Errorf("item %s: the run has no design %q", itemID, design)
+	}
+	if trial > pl.trials {
+		return 0, 0, 0, fmt.Errorf("item %s: the run has %d trials", itemID, pl.trials)
+	}
+	return bi, si, slot, nil
+}
+
+// ReportFindings hands r the findings, read (and checked) from the run
+// folder's runs.db, of the items whose kept traces report.html embeds
+// (r.TraceItems), which its trace viewer marks at their events. The run is
+// of one of missions.
+func ReportFindings(missions *mission.Registry, runDir string, r *reports.Results) error {
+	pl, _, err := openRun(runDir, NewStack(missions))
+	if err != nil {
+		return fmt.Errorf("report findings: %w", err)
+	}
+	s, err := openStoreIn(runDir)
+	if err != nil {
+		return fmt.Errorf("report findings: %w", err)
+	}
+	defer s.close()
+	return setReportFindings(s, pl, r)
+}
+
+func setReportFindings(s *store, pl *plan, r *reports.Results) error {
+	out := make(map[string][]reports.Finding, len(r.TraceItems))
+	for _, id := range r.TraceItems {
+		bi, si, slot, err := pl.locate(id)
+		if err != nil {
+			return fmt.Errorf("report findings: %w", err)
+		}
+		_, _, _, trial, _ := ParseItemID(id)
+		it, err := s.item(itemIndex(pl, pl.unitIndex(bi, si, trial), slot), id)
+		if err != nil {
+			return fmt.Errorf("report findings: %w", err)
+		}
+		if it == nil {
+			continue
+		}
+		for _, f := range it.findings {
+			out[id] = append(out[id], reportFinding(f))
+		}
+	}
+	r.SetFindings(out)
+	return nil
+}
+
+// reportFinding is a design's finding as the report shows it.
+func reportFinding(f designs.Finding) reports.Finding {
+	return reports.Finding{Rule: f.Rule, Message: f.Message, Location: string(f.Location),
+		Evidence: reports.FindingEvidence{Run: f.Evidence.Run, Seq: f.Evidence.Seq, Item: f.Evidence.Item, Field: f.Evidence.Field}}
+}
+
+// TraceInput is the trace viewer of a replayed item ([reports.WriteTracePage]):
+// its regenerated trace and findings beside its clean twin's trace, which
+// it replays too, with [NewStack] of missions.
+func TraceInput(missions *mission.Registry, runDir string, res *ReplayResult) (reports.TraceInput, error) {
+	return NewStack(missions).TraceInput(runDir, res)
+}
+
+// TraceInput is the trace viewer of a replayed item: its regenerated
+// trace and findings, and its clean twin (the clean build's item of the
+// same design, scenario and trial) replayed for the diff.
+func (st *Stack) TraceInput(runDir string, res *ReplayResult) (reports.TraceInput, error) {
+	in := reports.TraceInput{Item: res.ItemID, Trace: res.Trace, Flagged: res.Item.Flagged,
+		Source: "Regenerated by baton replay from the run folder; " + replayNote(res) + "."}
+	if res.Verdict != nil {
+		for _, f := range res.Verdict.Findings {
+			in.Findings = append(in.Findings, reportFinding(f))
+		}
+	}
+	build, _, _, _, err := ParseItemID(res.ItemID)
+	if err != nil || build == reports.CleanBuild {
+		return in, err
+	}
+	in.Twin = reports.CleanBuild + res.ItemID[len(build):]
+	tw, err := st.Replay(runDir, in.Twin)
+	if tw == nil {
+		return in, fmt.Errorf("replay the clean twin: %w", err)
+	}
+	in.TwinTrace, in.TwinNote = tw.Trace, "replayed too; "+replayNote(tw)
+	return in, nil
+}
+
+// replayNote says whether a replay reproduced what the run stored.
+func replayNote(res *ReplayResult) string {
+	if res.Match() {
+		return "it matches what the run stored, byte for byte"
+	}
+	first, _, _ := strings.Cut(res.Differences[0], "\n")
+	return "it differs from what the run stored (" + first + ")"
 }

@@ -30,52 +30,46 @@ func (st *Stack) ReviewCandidates(runDir string, pick func([]reports.ReviewCandi
 	if err != nil {
 		return nil, fmt.Errorf("review candidates: %w", err)
 	}
-	s, err := openStoreExisting(runDir)
+	s, err := openStoreIn(runDir)
 	if err != nil {
 		return nil, fmt.Errorf("review candidates: %w", err)
 	}
-	defer s.db.Close()
+	defer s.close()
+	nm, err := s.checked()
+	if err != nil {
+		return nil, fmt.Errorf("review candidates: %w", err)
+	}
 	// Plan order keeps a unit's items together without a sort in SQLite,
 	// whose sorter would hold every item; the candidates, one per unit,
 	// are sorted after.
-	rows, err := s.db.Query(`SELECT build, scenario, trial, design, flagged, trace_hash FROM items ORDER BY ord`)
-	if err != nil {
-		return nil, fmt.Errorf("review candidates: %w", err)
-	}
 	var (
 		cands  []reports.ReviewCandidate
 		hashes = map[string]string{}
 	)
-	for rows.Next() {
-		var build, scenario, design, hash string
-		var trial, flagged int
-		if err := rows.Scan(&build, &scenario, &trial, &design, &flagged, &hash); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("review candidates: %w", err)
-		}
-		bi, ok1 := pl.buildIdx[build]
-		si, ok2 := pl.scenarioIdx[scenario]
+	err = s.scan(nm, "", nil, func(r *storedItem) error {
+		it := &r.item
+		bi, ok1 := pl.buildIdx[it.Build]
+		si, ok2 := pl.scenarioIdx[it.Scenario]
 		if !ok1 || !ok2 {
-			rows.Close()
-			return nil, fmt.Errorf("review candidates: %w: item %s", ErrForeignRun, ItemID(build, design, scenario, trial))
+			return fmt.Errorf("%w: item %s", ErrForeignRun, r.id())
 		}
 		n := len(cands)
-		if n == 0 || cands[n-1].Build != build || cands[n-1].Scenario != scenario || cands[n-1].Trial != trial {
+		if n == 0 || cands[n-1].Build != it.Build || cands[n-1].Scenario != it.Scenario || cands[n-1].Trial != it.Trial {
 			sc := pl.scenarios[si]
 			cands = append(cands, reports.ReviewCandidate{
-				Build: build, Class: pl.builds[bi].Info.Class, Scenario: scenario, Category: string(sc.Category),
-				Trial: trial, Seed: TrialSeed(pl.seed, scenario, trial), Flagged: map[string]bool{},
+				Build: it.Build, Class: pl.builds[bi].Info.Class, Scenario: it.Scenario, Category: string(sc.Category),
+				Trial: it.Trial, Seed: TrialSeed(pl.seed, it.Scenario, it.Trial), Flagged: map[string]bool{},
 			})
 			n++
 		}
-		if design == "" {
-			hashes[ItemID(build, "", scenario, trial)] = hash
+		if it.Design == "" {
+			hashes[r.id()] = it.TraceHash
 		} else {
-			cands[n-1].Flagged[design] = flagged == 1
+			cands[n-1].Flagged[it.Design] = it.Flagged
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("review candidates: %w", err)
 	}
 	slices.SortFunc(cands, func(a, b reports.ReviewCandidate) int {

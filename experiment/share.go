@@ -51,7 +51,7 @@ type unitMemo struct {
 	cores map[string]*sharedCore
 
 	jsonl map[*mission.Trace][]byte // a trace's JSON Lines
-	kept  map[string]string         // traces key -> SHA-256 of the item's trace bytes
+	kept  map[string]keptSum        // traces key -> hash and size of the item's trace bytes
 	sent  map[string]bool           // trace hashes already attached to a row
 
 	trace, end []byte       // an integrated run's trace and end state while hashing
@@ -69,7 +69,7 @@ type unitMemo struct {
 }
 
 func newUnitMemo(share bool) *unitMemo {
-	return &unitMemo{share: share, jsonl: map[*mission.Trace][]byte{}, kept: map[string]string{}, sent: map[string]bool{}}
+	return &unitMemo{share: share, jsonl: map[*mission.Trace][]byte{}, kept: map[string]keptSum{}, sent: map[string]bool{}}
 }
 
 // reset empties m for the next unit of the same worker. Nothing a unit's

@@ -153,7 +153,7 @@ func TestStatusesToldApart(t *testing.T) {
 	}
 
 	// The store records the same statuses.
-	s, err := openStoreExisting(runDir)
+	s, err := openStoreIn(runDir)
 	if err != nil {
 		t.Fatal(err)
 	}

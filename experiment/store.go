@@ -1,137 +1,418 @@
 package experiment
 
 import (
-	"cmp"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 
-	"github.com/baton-lab/baton/designs"
-	"github.com/baton-lab/baton/internal/jsontext"
-	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/reports"
 )
 
-// StoreSchema identifies the layout of runs.db. v2 added the items'
-// trajectory matcher counts (match_n, match_exact, match_name_only,
-// match_order_ignored); v3 keys items by their place in the plan (ord),
-// which the writer appends in, instead of (build, design, scenario,
-// trial). An older store is refused, not migrated.
-const StoreSchema = "baton.runs/v3"
+// StoreSchema identifies the layout of runs.db. v4 stores each fact once
+// (one row per executed unit, one per item with integer keys, dictionaries
+// of blames, findings and traces), checks every row with a checksum and
+// offers views for auditors (items, findings, item_flags, suite_runs,
+// detection_cells). v3 kept one wide row per item, keyed by its place in
+// the plan. An older store is refused, not migrated.
+const StoreSchema = "baton.runs/v4"
 
-// schema is runs.db's layout. Booleans are 0/1; seeds are decimal text
-// (SQLite integers are signed); blame and evidence are JSON. An item's ord
-// is its place in the plan (see [itemIndex]): workers finish items in
-// nearly that order and the writer sorts each batch, so it appends. Keyed
-// by (build, design, scenario, trial), inserted at four places at once,
-// the default sweep's items cost the writer a sixth more CPU.
-const schema = `
-CREATE TABLE IF NOT EXISTS meta (
+// ObservationName is the name of the observation run in the designs table
+// of runs.db.
+const ObservationName = "observation run"
+
+// schemaSQL is runs.db's layout for a plan. A unit's build, scenario and
+// trial follow from its place in the plan (units.ord), and an item's unit
+// and design (slot) from its own (outcomes.ord): they are generated
+// columns, computed when read, never stored, and so are the four booleans
+// packed in outcomes.flags. The views join by them. Booleans are 0/1; seeds are decimal text (SQLite integers
+// are signed); blame and evidence are JSON. See the README's "The run
+// store" for every table, view and column.
+func schemaSQL(pl *plan) string {
+	return strings.NewReplacer("{slots}", strconv.Itoa(pl.slots()), "{scenarios}", strconv.Itoa(len(pl.scenarios)),
+		"{trials}", strconv.Itoa(pl.trials), "{clean}", reports.CleanBuild).Replace(schemaTemplate)
+}
+
+const schemaTemplate = `
+CREATE TABLE meta (
 	key   TEXT PRIMARY KEY,
 	value TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS builds (
-	id          TEXT PRIMARY KEY,
-	ord         INTEGER NOT NULL,
+CREATE TABLE builds (
+	ord         INTEGER PRIMARY KEY,
+	id          TEXT NOT NULL UNIQUE,
 	class       TEXT NOT NULL,
 	location    TEXT NOT NULL,
 	operator    TEXT NOT NULL,
 	description TEXT NOT NULL,
 	status      TEXT NOT NULL DEFAULT ''
 );
-CREATE TABLE IF NOT EXISTS scenarios (
-	id       TEXT PRIMARY KEY,
-	ord      INTEGER NOT NULL,
+CREATE TABLE scenarios (
+	ord      INTEGER PRIMARY KEY,
+	id       TEXT NOT NULL UNIQUE,
 	category TEXT NOT NULL,
 	tags     TEXT NOT NULL,
 	title    TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS items (
-	ord            INTEGER PRIMARY KEY,
-	id             TEXT NOT NULL,
-	build          TEXT NOT NULL,
-	design         TEXT NOT NULL,
-	scenario       TEXT NOT NULL,
-	trial          INTEGER NOT NULL,
-	seed           TEXT NOT NULL,
-	flagged        INTEGER NOT NULL,
-	blame          TEXT NOT NULL,
-	findings       INTEGER NOT NULL,
-	model_calls    INTEGER NOT NULL,
-	tool_calls     INTEGER NOT NULL,
-	tokens         INTEGER NOT NULL,
-	sandbox_resets INTEGER NOT NULL,
-	wall_ns        INTEGER NOT NULL,
-	slipped        INTEGER NOT NULL,
-	faulted        INTEGER NOT NULL,
-	reached        INTEGER NOT NULL,
-	success        INTEGER NOT NULL,
+CREATE TABLE designs (
+	ord  INTEGER PRIMARY KEY,
+	id   TEXT NOT NULL UNIQUE,
+	name TEXT NOT NULL
+);
+CREATE TABLE trials (
+	scenario INTEGER NOT NULL,
+	trial    INTEGER NOT NULL,
+	seed     TEXT NOT NULL,
+	PRIMARY KEY (scenario, trial)
+) WITHOUT ROWID;
+CREATE TABLE units (
+	ord        INTEGER PRIMARY KEY,
+	build      INTEGER GENERATED ALWAYS AS (ord / ({scenarios} * {trials})) VIRTUAL,
+	scenario   INTEGER GENERATED ALWAYS AS (ord / {trials} % {scenarios}) VIRTUAL,
+	trial      INTEGER GENERATED ALWAYS AS (ord % {trials} + 1) VIRTUAL,
+	run_sha256 TEXT NOT NULL,
+	checksum   INTEGER NOT NULL
+);
+CREATE TABLE outcomes (
+	ord                 INTEGER PRIMARY KEY,
+	unit                INTEGER GENERATED ALWAYS AS (ord / {slots}) VIRTUAL,
+	design              INTEGER GENERATED ALWAYS AS (ord % {slots}) VIRTUAL,
+	flags               INTEGER NOT NULL,
+	flagged             INTEGER GENERATED ALWAYS AS (flags & 1) VIRTUAL,
+	slipped             INTEGER GENERATED ALWAYS AS (flags >> 1 & 1) VIRTUAL,
+	faulted             INTEGER GENERATED ALWAYS AS (flags >> 2 & 1) VIRTUAL,
+	success             INTEGER GENERATED ALWAYS AS (flags >> 3 & 1) VIRTUAL,
+	blame               INTEGER NOT NULL,
+	model_calls         INTEGER NOT NULL,
+	tool_calls          INTEGER NOT NULL,
+	tokens              INTEGER NOT NULL,
+	sandbox_resets      INTEGER NOT NULL,
+	wall_ns             INTEGER NOT NULL,
+	reached             INTEGER NOT NULL,
 	match_n             INTEGER NOT NULL,
 	match_exact         INTEGER NOT NULL,
 	match_name_only     INTEGER NOT NULL,
 	match_order_ignored INTEGER NOT NULL,
-	trace_hash     TEXT NOT NULL,
-	trace          TEXT NOT NULL
+	trace               INTEGER,
+	checksum            INTEGER NOT NULL
 );
-CREATE TABLE IF NOT EXISTS findings (
-	item_id  TEXT NOT NULL,
-	seq      INTEGER NOT NULL,
+CREATE TABLE blames (
+	id       INTEGER PRIMARY KEY,
+	blame    TEXT NOT NULL UNIQUE,
+	checksum INTEGER NOT NULL
+);
+CREATE TABLE finding_texts (
+	id       INTEGER PRIMARY KEY,
 	rule     TEXT NOT NULL,
 	message  TEXT NOT NULL,
 	location TEXT NOT NULL,
-	evidence TEXT NOT NULL
+	evidence TEXT NOT NULL,
+	checksum INTEGER NOT NULL,
+	UNIQUE (rule, message, location, evidence)
 );
-CREATE TABLE IF NOT EXISTS traces (
-	sha256 TEXT PRIMARY KEY,
-	size   INTEGER NOT NULL,
-	data   BLOB NOT NULL
+CREATE TABLE item_findings (
+	item    INTEGER NOT NULL,
+	seq     INTEGER NOT NULL,
+	finding INTEGER NOT NULL,
+	PRIMARY KEY (item, seq)
+) WITHOUT ROWID;
+CREATE TABLE traces (
+	id       INTEGER PRIMARY KEY,
+	sha256   TEXT NOT NULL UNIQUE,
+	size     INTEGER NOT NULL,
+	data     BLOB,
+	checksum INTEGER NOT NULL
 );
+
+CREATE VIEW items AS
+SELECT o.ord AS ord,
+	b.id || '/' || d.id || '/' || s.id || '/' || u.trial AS id,
+	b.id AS build, b.class AS class, d.id AS design, s.id AS scenario, u.trial AS trial, t.seed AS seed,
+	o.flagged AS flagged, bl.blame AS blame, (SELECT count(*) FROM item_findings f WHERE f.item = o.ord) AS findings,
+	o.model_calls AS model_calls, o.tool_calls AS tool_calls, o.tokens AS tokens,
+	o.sandbox_resets AS sandbox_resets, o.wall_ns AS wall_ns,
+	o.slipped AS slipped, o.faulted AS faulted, o.reached AS reached, o.success AS success,
+	o.match_n AS match_n, o.match_exact AS match_exact, o.match_name_only AS match_name_only,
+	o.match_order_ignored AS match_order_ignored,
+	CASE WHEN d.ord = 0 THEN u.run_sha256 ELSE '' END AS run_sha256,
+	coalesce(tr.sha256, '') AS trace_sha256,
+	tr.data IS NOT NULL AS trace_stored
+FROM designs d
+JOIN builds b
+JOIN units u ON u.build = b.ord
+JOIN outcomes o ON o.ord = u.ord * {slots} + d.ord
+JOIN scenarios s ON s.ord = u.scenario
+JOIN trials t ON t.scenario = u.scenario AND t.trial = u.trial
+JOIN blames bl ON bl.id = o.blame
+LEFT JOIN traces tr ON tr.id = o.trace;
+
+CREATE VIEW findings AS
+SELECT f.item AS ord, b.id || '/' || d.id || '/' || s.id || '/' || u.trial AS item_id, f.seq AS seq,
+	x.rule AS rule, x.message AS message, x.location AS location, x.evidence AS evidence
+FROM item_findings f
+JOIN finding_texts x ON x.id = f.finding
+JOIN units u ON u.ord = f.item / {slots}
+JOIN builds b ON b.ord = u.build
+JOIN scenarios s ON s.ord = u.scenario
+JOIN designs d ON d.ord = f.item % {slots};
+
+CREATE VIEW item_flags AS
+SELECT o.ord AS ord, d.id AS design, b.id AS build, b.class AS class, b.location AS location,
+	s.id AS scenario, u.trial AS trial, o.flagged AS flagged,
+	coalesce(t.flagged, 0) AS twin_flagged,
+	o.flagged AND NOT coalesce(t.flagged, 0) AS fresh,
+	coalesce(json_extract(bl.blame, '$[0]'), '') AS top_blame,
+	o.slipped AS slipped, o.faulted AS faulted, o.reached AS reached
+FROM designs d
+JOIN builds b
+JOIN units u ON u.build = b.ord
+JOIN outcomes o ON o.ord = u.ord * {slots} + d.ord
+JOIN scenarios s ON s.ord = u.scenario
+JOIN blames bl ON bl.id = o.blame
+-- the clean twin: the clean build is builds.ord 0, so the unit of the same
+-- scenario and trial is this unit's ord modulo the units per build
+LEFT JOIN outcomes t ON t.ord = u.ord % ({scenarios} * {trials}) * {slots} + d.ord
+WHERE d.ord > 0;
+
+CREATE VIEW suite_runs AS
+SELECT *,
+	top_blame <> '' AND top_blame = location AS exact,
+	top_blame <> '' AND location <> '' AND (top_blame = location
+		OR (instr(location, '->') > 0 AND (top_blame = substr(location, 1, instr(location, '->') - 1) OR top_blame = substr(location, instr(location, '->') + 2)))
+		OR (instr(top_blame, '->') > 0 AND (location = substr(top_blame, 1, instr(top_blame, '->') - 1) OR location = substr(top_blame, instr(top_blame, '->') + 2)))) AS adjacent
+FROM (
+	SELECT design, build, class, location, trial,
+		count(*) AS scenarios, sum(flagged) AS flagged, sum(fresh) AS new_flags,
+		max(flagged) AS raw, max(fresh) AS detected, sum(reached) AS reached,
+		max(flagged AND slipped) AS slipped, max(flagged AND faulted) AS faulted,
+		coalesce((SELECT f.top_blame FROM item_flags f
+			WHERE f.design = i.design AND f.build = i.build AND f.trial = i.trial AND f.fresh
+			GROUP BY f.top_blame ORDER BY count(*) DESC, min(f.scenario), f.top_blame LIMIT 1), '') AS top_blame
+	FROM item_flags i
+	GROUP BY design, build, class, location, trial
+);
+
+CREATE VIEW detection_cells AS
+SELECT design, class, count(DISTINCT build) AS mutants, count(*) AS n,
+	sum(detected) AS detected, sum(raw) AS raw_detected, sum(exact) AS exact, sum(adjacent) AS adjacent
+FROM suite_runs
+WHERE build <> '{clean}'
+GROUP BY design, class;
 `
+
+// Sentinel errors of the run store.
+var (
+	// ErrStoreDamaged: a row of runs.db does not match its checksum, or a
+	// value does not read as its column's type.
+	ErrStoreDamaged = errors.New("runs.db is damaged")
+	// ErrStoreSchema: runs.db has another layout than this baton's.
+	ErrStoreSchema = errors.New("runs.db has another schema")
+)
+
+// damaged returns an ErrStoreDamaged error naming what is wrong.
+func damaged(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrStoreDamaged, fmt.Sprintf(format, args...))
+}
 
 // store is a run folder's runs.db.
 type store struct {
-	db   *sql.DB
-	path string
+	db       *sql.DB
+	path     string
+	readOnly bool
+	slots    int // items per unit, from meta
 }
 
-// openStore opens (creating if needed) a run store. Results regenerate
-// from the protocol, so durability is traded for speed: WAL with
-// synchronous=OFF survives a killed process (a committed batch stays
-// committed) but not necessarily a power loss. Temporary data (the
-// statement journal of each multi-row insert) stays in memory.
-func openStore(path string) (*store, error) {
-	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
+// writeDSN opens runs.db for the sweep. Results regenerate from the
+// protocol, so durability is traded for speed: WAL with synchronous=OFF
+// survives a killed process (a committed batch stays committed) but not
+// necessarily a power loss. Temporary data (the statement journal of each
+// multi-row insert) stays in memory.
+func writeDSN(path string) string {
+	return "file:" + (&url.URL{Path: path}).EscapedPath() +
 		"?_pragma=journal_mode(WAL)&_pragma=synchronous(OFF)&_pragma=busy_timeout(10000)" +
-		"&_pragma=temp_store(MEMORY)&_pragma=wal_autocheckpoint(16384)" // statement journals of multi-row inserts: no temp file writes
+		"&_pragma=temp_store(MEMORY)&_pragma=wal_autocheckpoint(16384)"
+}
+
+// readDSN opens runs.db read-only: the file's bytes never change, no
+// journal is made, and a store left in WAL mode by a killed run is read
+// with its log.
+func readDSN(path string) string {
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?mode=ro&_pragma=busy_timeout(10000)&_pragma=query_only(1)"
+}
+
+func openDB(dsn string) (*sql.DB, error) {
 	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1) // one connection; pragmas hold per connection
+	return db, nil
+}
+
+// createStore makes a new runs.db for a plan: the schema, the run's
+// identity in meta and the plan's builds, scenarios, designs and trial
+// seeds.
+func createStore(path string, pl *plan) (*store, error) {
+	if _, err := os.Stat(path); err == nil {
+		return nil, fmt.Errorf("create run store: %s exists", path)
+	}
+	db, err := openDB(writeDSN(path))
+	if err != nil {
+		return nil, fmt.Errorf("create run store: %w", err)
+	}
+	s := &store{db: db, path: path, slots: pl.slots()}
+	if err := s.create(pl); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("create run store %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func (s *store) create(pl *plan) error {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(schemaSQL(pl)); err != nil {
+		return err
+	}
+	meta := [][2]string{
+		{"schema", StoreSchema},
+		{"protocol_sha256", pl.proto.SHA256},
+		{"seed", strconv.FormatUint(pl.seed, 10)},
+		{"trials", strconv.Itoa(pl.trials)},
+		{"slots", strconv.Itoa(pl.slots())},
+		{"items", strconv.Itoa(pl.total())},
+	}
+	for _, kv := range meta {
+		if _, err := tx.Exec("INSERT INTO meta(key, value) VALUES(?, ?)", kv[0], kv[1]); err != nil {
+			return err
+		}
+	}
+	for _, r := range planRows(pl) {
+		if _, err := tx.Exec(r.insert, r.args...); err != nil {
+			return fmt.Errorf("%s: %w", r.table, err)
+		}
+	}
+	if _, err := tx.Exec("INSERT INTO blames(id, blame, checksum) VALUES(0, '[]', ?)", blameChecksum(0, "[]")); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// planRow is one row of the tables a plan fills: builds, scenarios,
+// designs and trials.
+type planRow struct {
+	table, insert string
+	args          []any
+}
+
+func planRows(pl *plan) []planRow {
+	var out []planRow
+	for i, b := range pl.builds {
+		out = append(out, planRow{"builds", "INSERT INTO builds(ord, id, class, location, operator, description) VALUES(?, ?, ?, ?, ?, ?)",
+			[]any{int64(i), b.Info.ID, b.Info.Class, b.Info.Location, b.Info.Operator, b.Info.Description}})
+	}
+	for i, sc := range pl.scenarios {
+		out = append(out, planRow{"scenarios", "INSERT INTO scenarios(ord, id, category, tags, title) VALUES(?, ?, ?, ?, ?)",
+			[]any{int64(i), sc.ID, string(sc.Category), string(appendStrings(nil, sc.Tags)), sc.Title}})
+	}
+	out = append(out, planRow{"designs", "INSERT INTO designs(ord, id, name) VALUES(?, ?, ?)", []any{int64(0), ObservationDesign, ObservationName}})
+	for i, d := range pl.designs {
+		out = append(out, planRow{"designs", "INSERT INTO designs(ord, id, name) VALUES(?, ?, ?)", []any{int64(i + 1), d.ID, d.Name}})
+	}
+	for i, sc := range pl.scenarios {
+		for t := 1; t <= pl.trials; t++ {
+			out = append(out, planRow{"trials", "INSERT INTO trials(scenario, trial, seed) VALUES(?, ?, ?)",
+				[]any{int64(i), int64(t), strconv.FormatUint(TrialSeed(pl.seed, sc.ID, t), 10)}})
+		}
+	}
+	return out
+}
+
+// openStore opens an existing runs.db for resuming its sweep: the schema
+// must be this baton's (checked read-only first, so an older store is
+// left as it was).
+func openStore(path string) (*store, error) {
+	r, err := openStoreRead(path)
+	if err != nil {
+		return nil, err
+	}
+	slots := r.slots
+	r.close()
+	db, err := openDB(writeDSN(path))
 	if err != nil {
 		return nil, fmt.Errorf("open run store: %w", err)
 	}
-	db.SetMaxOpenConns(1) // one writer; pragmas hold per connection
-	if _, err := db.Exec(schema); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open run store %s: %w", path, err)
-	}
-	return &store{db: db, path: path}, nil
+	return &store{db: db, path: path, slots: slots}, nil
 }
 
-// openStoreExisting opens a run folder's runs.db, which must exist.
-func openStoreExisting(runDir string) (*store, error) {
-	path := filepath.Join(runDir, StoreFile)
+// openStoreRead opens an existing runs.db read-only and checks its schema.
+func openStoreRead(path string) (*store, error) {
 	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("open run store: %w", err)
+	}
+	db, err := openDB(readDSN(path))
+	if err != nil {
+		return nil, fmt.Errorf("open run store: %w", err)
+	}
+	s := &store{db: db, path: path, readOnly: true}
+	if err := s.checkSchema(); err != nil {
+		db.Close()
 		return nil, err
 	}
-	return openStore(path)
+	return s, nil
+}
+
+// openStoreIn opens a run folder's runs.db read-only.
+func openStoreIn(runDir string) (*store, error) {
+	return openStoreRead(filepath.Join(runDir, StoreFile))
+}
+
+// checkSchema refuses a store of another schema, naming both, and reads
+// the store's items per unit.
+func (s *store) checkSchema() error {
+	var schema string
+	err := s.db.QueryRow("SELECT value FROM meta WHERE key = 'schema'").Scan(&schema)
+	if err != nil {
+		var n int
+		if s.db.QueryRow("SELECT count(*) FROM sqlite_schema").Scan(&n) != nil {
+			return fmt.Errorf("open run store %s: not an SQLite database", s.path)
+		}
+		return fmt.Errorf("%w: %s has no baton schema (%v), this baton reads %s", ErrStoreSchema, s.path, err, StoreSchema)
+	}
+	if schema != StoreSchema {
+		return fmt.Errorf("%w: %s is %s, this baton reads %s only: finish it with the baton that started it, or start a new run",
+			ErrStoreSchema, s.path, schema, StoreSchema)
+	}
+	var slots string
+	if err := s.db.QueryRow("SELECT value FROM meta WHERE key = 'slots'").Scan(&slots); err != nil {
+		return damaged("meta has no slots: %v", err)
+	}
+	n, err := strconv.Atoi(slots)
+	if err != nil || n < 1 {
+		return damaged("meta slots %q: want a whole number from 1", slots)
+	}
+	s.slots = n
+	return nil
+}
+
+// storeExists reports whether a run folder has a runs.db.
+func storeExists(runDir string) (bool, error) {
+	_, err := os.Stat(filepath.Join(runDir, StoreFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // checkpoint copies the write-ahead log into the database file, so that
@@ -143,10 +424,13 @@ func (s *store) checkpoint() error {
 	return nil
 }
 
-// close checkpoints the WAL into the database file, leaves it as one file
-// (journal_mode DELETE) for auditors, and closes it.
+// close closes the store. A writable store is first checkpointed and left
+// as one file (journal_mode DELETE) for auditors.
 func (s *store) close() error {
-	_, err1 := s.db.Exec("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE")
+	var err1 error
+	if !s.readOnly {
+		_, err1 = s.db.Exec("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE")
+	}
 	err2 := s.db.Close()
 	if err1 != nil {
 		return fmt.Errorf("close run store: %w", err1)
@@ -193,46 +477,108 @@ func (s *store) setMeta(kv map[string]string) error {
 	return nil
 }
 
-// describe writes the plan's builds and scenarios (again, on resume).
-func (s *store) describe(pl *plan) error {
-	tx, err := s.db.Begin()
+// checkMeta refuses a store that holds another run than the plan's.
+func (s *store) checkMeta(pl *plan) error {
+	meta, err := s.meta()
 	if err != nil {
-		return fmt.Errorf("write run store: %w", err)
+		return err
 	}
-	defer tx.Rollback()
-	for i, b := range pl.builds {
-		if _, err := tx.Exec(`INSERT INTO builds(id, ord, class, location, operator, description) VALUES(?, ?, ?, ?, ?, ?)
-			ON CONFLICT(id) DO UPDATE SET ord = excluded.ord, class = excluded.class, location = excluded.location,
-			operator = excluded.operator, description = excluded.description`,
-			b.Info.ID, i, b.Info.Class, b.Info.Location, b.Info.Operator, b.Info.Description); err != nil {
-			return fmt.Errorf("write run store builds: %w", err)
+	want := map[string]string{
+		"protocol_sha256": pl.proto.SHA256,
+		"seed":            strconv.FormatUint(pl.seed, 10),
+		"trials":          strconv.Itoa(pl.trials),
+		"slots":           strconv.Itoa(pl.slots()),
+		"items":           strconv.Itoa(pl.total()),
+	}
+	for _, k := range []string{"protocol_sha256", "seed", "trials", "slots", "items"} {
+		if meta[k] != want[k] {
+			return fmt.Errorf("%w: %s holds %s %q, this run has %q", ErrForeignRun, StoreFile, k, meta[k], want[k])
 		}
 	}
-	for i, sc := range pl.scenarios {
-		tags, _ := json.Marshal(sc.Tags)
-		if _, err := tx.Exec(`INSERT INTO scenarios(id, ord, category, tags, title) VALUES(?, ?, ?, ?, ?)
-			ON CONFLICT(id) DO UPDATE SET ord = excluded.ord, category = excluded.category, tags = excluded.tags, title = excluded.title`,
-			sc.ID, i, string(sc.Category), string(tags), sc.Title); err != nil {
-			return fmt.Errorf("write run store scenarios: %w", err)
+	return s.checkPlanRows(pl)
+}
+
+// checkPlanRows compares the builds, scenarios, designs and trials tables
+// with the plan, row by row: the run's hashes matched, so a difference is
+// damage.
+func (s *store) checkPlanRows(pl *plan) error {
+	for _, t := range []struct{ table, query string }{
+		{"builds", "SELECT ord, id, class, location, operator, description FROM builds ORDER BY ord"},
+		{"scenarios", "SELECT ord, id, category, tags, title FROM scenarios ORDER BY ord"},
+		{"designs", "SELECT ord, id, name FROM designs ORDER BY ord"},
+		{"trials", "SELECT scenario, trial, seed FROM trials ORDER BY scenario, trial"},
+	} {
+		var want [][]any
+		for _, r := range planRows(pl) {
+			if r.table == t.table {
+				want = append(want, r.args)
+			}
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("write run store: %w", err)
+		got, err := queryStrings(s.db, t.query)
+		if err != nil {
+			return damaged("%s: %v", t.table, err)
+		}
+		if len(got) != len(want) {
+			return damaged("%s has %d rows, this run's plan %d", t.table, len(got), len(want))
+		}
+		for i := range got {
+			if w := rowText(want[i]); got[i] != w {
+				return damaged("%s row %d is (%s), this run's plan has (%s)", t.table, i, got[i], w)
+			}
+		}
 	}
 	return nil
 }
 
-// index adds the indexes aggregation, auditors and replay read by, once the
-// sweep's inserts are done (maintaining them during the sweep would slow
-// it).
+// queryStrings returns each row of a query as [rowText] prints it.
+func queryStrings(db *sql.DB, query string) ([]string, error) {
+	rows, err := db.Query(query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for rows.Next() {
+		v := make([]any, len(cols))
+		p := make([]any, len(cols))
+		for i := range v {
+			p[i] = &v[i]
+		}
+		if err := rows.Scan(p...); err != nil {
+			return nil, err
+		}
+		for i, x := range v {
+			if b, ok := x.([]byte); ok {
+				v[i] = string(b)
+			}
+		}
+		out = append(out, rowText(v))
+	}
+	return out, rows.Err()
+}
+
+// rowText prints a row's values, each in Go syntax: 7, "clean".
+func rowText(vals []any) string {
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		parts[i] = fmt.Sprintf("%#v", v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// index adds what the views and readers need beyond the keys, once the
+// sweep's inserts are done (maintaining an index during the sweep would
+// slow it): units by build, trial and scenario (a suite run's items), and
+// the statistics SQLite's planner reads (ANALYZE).
 func (s *store) index() error {
-	// Sorting every finding may spill: to disk, so memory stays flat in the
-	// size of the run (openStore keeps temporary data in memory for the
-	// writer's statement journals).
-	if _, err := s.db.Exec(`PRAGMA temp_store=FILE`); err != nil {
+	if _, err := s.db.Exec(`CREATE UNIQUE INDEX IF NOT EXISTS units_key ON units(build, trial, scenario)`); err != nil {
 		return fmt.Errorf("index run store: %w", err)
 	}
-	if _, err := s.db.Exec(`CREATE INDEX IF NOT EXISTS findings_item ON findings(item_id)`); err != nil {
+	if _, err := s.db.Exec(`ANALYZE`); err != nil {
 		return fmt.Errorf("index run store: %w", err)
 	}
 	return nil
@@ -262,431 +608,8 @@ func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
 
 // itemIndex is the place in the plan of unit u's item in slot s (0 the
 // observation run, then the designs in protocol order): units in plan
-// order, then slots. runs.db keys items by it (items.ord).
+// order, then slots. runs.db keys items by it (outcomes.ord).
 func itemIndex(pl *plan, u, s int) int { return u*pl.slots() + s }
-
-// done reads which of the plan's items are stored. The set is one bit per
-// planned item, so it stays small however many items a run has.
-func (s *store) done(pl *plan) (bitset, int, error) {
-	set := newBitset(pl.total())
-	rows, err := s.db.Query("SELECT ord, build, design, scenario, trial FROM items")
-	if err != nil {
-		return nil, 0, fmt.Errorf("read stored items: %w", err)
-	}
-	defer rows.Close()
-	n := 0
-	for rows.Next() {
-		var b, d, sc string
-		var ord, t int
-		if err := rows.Scan(&ord, &b, &d, &sc, &t); err != nil {
-			return nil, 0, fmt.Errorf("read stored items: %w", err)
-		}
-		bi, ok1 := pl.buildIdx[b]
-		si, ok2 := pl.scenarioIdx[sc]
-		di, ok3 := pl.designIdx[d]
-		if !ok1 || !ok2 || !ok3 || t < 1 || t > pl.trials {
-			return nil, 0, fmt.Errorf("%w: stored item %s is not in this protocol's plan", ErrForeignRun, ItemID(b, d, sc, t))
-		}
-		i := itemIndex(pl, pl.unitIndex(bi, si, t), di)
-		if i != ord {
-			return nil, 0, fmt.Errorf("%w: stored item %s has ord %d, this protocol's plan places it at %d", ErrForeignRun, ItemID(b, d, sc, t), ord, i)
-		}
-		set.set(i) // ord is the table's key: each item is stored once
-		n++
-	}
-	return set, n, rows.Err()
-}
-
-// row is one item as the writer stores it. ord is its place in the plan
-// (see [itemIndex]); traceSHA names the item's kept trace ("" when none is
-// kept); traceGZ carries its gzipped bytes the first time a unit sends it.
-type row struct {
-	ord      int
-	id       string
-	item     reports.Item
-	findings []designs.Finding
-	traceSHA string
-	traceLen int
-	traceGZ  []byte
-	// traceLine is the item's line of traces/<build>.jsonl, when a fresh
-	// sweep writes the kept traces as it goes (see [liveTraces]).
-	traceLine []byte
-}
-
-// writer is the single goroutine that owns inserts: workers send it the
-// rows of a unit; it commits every batch rows.
-type writer struct {
-	s        *store
-	ch       chan []row
-	batch    int
-	progress func(n int)
-	observe  func(rows []row) error
-	done     chan struct{}
-	err      error
-	written  int
-}
-
-// DefaultBatch is the rows per run store transaction when Options.Batch is
-// 0: fewer commits cost the writer less (each rewrites the pages it
-// touched into the write-ahead log), and an interrupted sweep loses at
-// most one batch, which a resume re-runs.
-const DefaultBatch = 4000
-
-// writerQueue is how many hand-overs of rows (sendRows each) wait for the
-// writer: about 1,000 rows, enough that a lone worker goes on computing
-// while the writer commits a batch (about 30 ms for DefaultBatch rows, in
-// which it finishes some 600 items), and few enough that the rows waiting
-// for a writer that competes with two workers for two cores hold little.
-const writerQueue = 16
-
-// startWriter starts the writer. progress, if not nil, is called from the
-// writer goroutine with the count of rows received so far; observe, if not
-// nil, is handed every batch of rows received, on the same goroutine,
-// before they are stored: an error from it stops the writer like a failed
-// insert.
-func (s *store) startWriter(batch int, progress func(n int), observe func(rows []row) error) *writer {
-	if batch < 1 {
-		batch = DefaultBatch
-	}
-	w := &writer{s: s, ch: make(chan []row, writerQueue), batch: batch, progress: progress, observe: observe, done: make(chan struct{})}
-	go w.loop()
-	return w
-}
-
-// send hands rows to the writer. It never blocks on a failed writer for
-// long: after a failure the writer drains and drops.
-func (w *writer) send(rows []row) { w.ch <- rows }
-
-// close stops the writer after every sent row is committed.
-func (w *writer) close() error {
-	close(w.ch)
-	<-w.done
-	return w.err
-}
-
-const (
-	itemColumns    = "ord, id, build, design, scenario, trial, seed, flagged, blame, findings, model_calls, tool_calls, tokens, sandbox_resets, wall_ns, slipped, faulted, reached, success, match_n, match_exact, match_name_only, match_order_ignored, trace_hash, trace"
-	itemParams     = 25
-	findingColumns = "item_id, seq, rule, message, location, evidence"
-	findingParams  = 6
-	insertTrace    = `INSERT INTO traces(sha256, size, data) VALUES(?, ?, ?) ON CONFLICT(sha256) DO NOTHING`
-	// chunk is the rows per multi-row INSERT: one statement step binds
-	// many rows, which costs much less per row than one step each.
-	chunk = 32
-)
-
-// insertSQL returns a multi-row INSERT of n rows.
-func insertSQL(table, columns string, params, n int) string {
-	one := "(" + strings.Repeat("?, ", params-1) + "?)"
-	return "INSERT INTO " + table + "(" + columns + ") VALUES " + strings.TrimSuffix(strings.Repeat(one+", ", n), ", ")
-}
-
-// stmts are the writer's prepared statements.
-type stmts struct {
-	item, items, finding, findings, trace *sql.Stmt
-}
-
-func (w *writer) prepare() (*stmts, error) {
-	st := &stmts{}
-	for _, p := range []struct {
-		dst **sql.Stmt
-		sql string
-	}{
-		{&st.item, insertSQL("items", itemColumns, itemParams, 1)},
-		{&st.items, insertSQL("items", itemColumns, itemParams, chunk)},
-		{&st.finding, insertSQL("findings", findingColumns, findingParams, 1)},
-		{&st.findings, insertSQL("findings", findingColumns, findingParams, chunk)},
-		{&st.trace, insertTrace},
-	} {
-		s, err := w.s.db.Prepare(p.sql)
-		if err != nil {
-			st.close()
-			return nil, err
-		}
-		*p.dst = s
-	}
-	return st, nil
-}
-
-func (st *stmts) close() {
-	for _, s := range []*sql.Stmt{st.item, st.items, st.finding, st.findings, st.trace} {
-		if s != nil {
-			s.Close()
-		}
-	}
-}
-
-func (w *writer) loop() {
-	defer close(w.done)
-	st, err := w.prepare()
-	if err != nil {
-		w.err = fmt.Errorf("run store writer: %w", err)
-	} else {
-		defer st.close()
-	}
-	var pending []row
-	for rows := range w.ch {
-		if w.err != nil {
-			continue // drain so workers never block
-		}
-		if w.observe != nil {
-			if w.err = w.observe(rows); w.err != nil {
-				continue
-			}
-		}
-		pending = append(pending, rows...)
-		w.written += len(rows)
-		if len(pending) >= w.batch {
-			w.err = w.flush(st, pending)
-			clear(pending)
-			pending = pending[:0]
-		}
-		if w.progress != nil && w.err == nil {
-			w.progress(w.written)
-		}
-	}
-	if w.err == nil && len(pending) > 0 {
-		w.err = w.flush(st, pending)
-	}
-}
-
-// flush writes rows in one transaction.
-func (w *writer) flush(st *stmts, rows []row) error {
-	tx, err := w.s.db.Begin()
-	if err != nil {
-		return fmt.Errorf("run store writer: %w", err)
-	}
-	defer tx.Rollback()
-	args := make([]any, 0, chunk*itemParams)
-	items, one := tx.Stmt(st.items), tx.Stmt(st.item)
-	// Items go in in key order: two workers' rows interleave, and
-	// inserting at two places of the table costs more than appending.
-	order := make([]int32, len(rows))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(rows[a].ord, rows[b].ord) })
-	for i := 0; i < len(rows); {
-		n := min(chunk, len(rows)-i)
-		if n < chunk {
-			n = 1
-		}
-		args = args[:0]
-		for _, k := range order[i : i+n] {
-			args = appendItemArgs(args, &rows[k])
-		}
-		s := items
-		if n == 1 {
-			s = one
-		}
-		if _, err := s.Exec(args...); err != nil {
-			return fmt.Errorf("run store writer: items from %s: %w", rows[i].id, err)
-		}
-		i += n
-	}
-	// Findings, chunk rows to a statement like the items; evidence is JSON.
-	type ref struct{ row, seq int }
-	var refs []ref
-	for i := range rows {
-		for j := range rows[i].findings {
-			refs = append(refs, ref{i, j})
-		}
-	}
-	findings, fone := tx.Stmt(st.findings), tx.Stmt(st.finding)
-	var ev []byte
-	for i := 0; i < len(refs); {
-		n := min(chunk, len(refs)-i)
-		if n < chunk {
-			n = 1
-		}
-		args = args[:0]
-		for _, rf := range refs[i : i+n] {
-			r := &rows[rf.row]
-			f := &r.findings[rf.seq]
-			ev = appendEvidence(ev[:0], f.Evidence)
-			args = append(args, r.id, int64(rf.seq), f.Rule, f.Message, string(f.Location), string(ev))
-		}
-		s := findings
-		if n == 1 {
-			s = fone
-		}
-		if _, err := s.Exec(args...); err != nil {
-			return fmt.Errorf("run store writer: findings of %s: %w", rows[refs[i].row].id, err)
-		}
-		i += n
-	}
-	trace := tx.Stmt(st.trace)
-	for _, r := range rows {
-		if r.traceGZ != nil {
-			if _, err := trace.Exec(r.traceSHA, r.traceLen, r.traceGZ); err != nil {
-				return fmt.Errorf("run store writer: trace of %s: %w", r.id, err)
-			}
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("run store writer: commit: %w", err)
-	}
-	return nil
-}
-
-// appendItemArgs appends the itemColumns values of r. Integers go as
-// int64, the driver's own type, which database/sql passes on unconverted.
-func appendItemArgs(args []any, r *row) []any {
-	it := &r.item
-	blame := "[]"
-	if len(it.Blame) > 0 {
-		blame = string(appendStrings(nil, it.Blame))
-	}
-	i := func(n int) any { return int64(n) }
-	return append(args, int64(r.ord), r.id, it.Build, it.Design, it.Scenario, i(it.Trial), strconv.FormatUint(it.Seed, 10),
-		b2i(it.Flagged), blame, i(it.Findings),
-		i(it.Cost.ModelCalls), i(it.Cost.ToolCalls), i(it.Cost.Tokens), i(it.Cost.SandboxResets), it.WallNS,
-		b2i(it.Slipped), b2i(it.Faulted), i(it.Reached), b2i(it.Success),
-		i(it.MatchN), i(it.MatchExact), i(it.MatchNameOnly), i(it.MatchOrderIgnored), it.TraceHash, r.traceSHA)
-}
-
-// appendEvidence appends e as json.Marshal writes it (TestStoreJSON).
-func appendEvidence(b []byte, e designs.Evidence) []byte {
-	b = append(b, `{"run":`...)
-	b = jsontext.AppendString(b, e.Run, true)
-	if e.Seq != 0 {
-		b = strconv.AppendInt(append(b, `,"seq":`...), int64(e.Seq), 10)
-	}
-	if e.Item != "" {
-		b = jsontext.AppendString(append(b, `,"item":`...), e.Item, true)
-	}
-	if e.Field != "" {
-		b = jsontext.AppendString(append(b, `,"field":`...), e.Field, true)
-	}
-	return append(b, '}')
-}
-
-// appendStrings appends ss as json.Marshal writes a non-nil []string.
-func appendStrings(b []byte, ss []string) []byte {
-	b = append(b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsontext.AppendString(b, s, true)
-	}
-	return append(b, ']')
-}
-
-func b2i(b bool) any {
-	if b {
-		return int64(1)
-	}
-	return int64(0)
-}
-
-// streamQuery reads items in plan order (ord), without sorting (a large
-// run's rows would take memory in proportion to them): the clean build,
-// first in every plan, before the mutants, the order aggregation needs
-// whatever order the items were written in.
-const streamQuery = `SELECT build, design, scenario, trial, seed, flagged, blame, findings,
-	model_calls, tool_calls, tokens, sandbox_resets, wall_ns, slipped, faulted, reached, success,
-	match_n, match_exact, match_name_only, match_order_ignored, trace_hash
-	FROM items ORDER BY ord`
-
-// stream reads every stored item in plan order and hands it to fn, with
-// the class and location of its build and the category of its scenario
-// from the plan. Only one row is held at a time.
-func (s *store) stream(pl *plan, fn func(reports.Item) error) error {
-	rows, err := s.db.Query(streamQuery)
-	if err != nil {
-		return fmt.Errorf("read stored items: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var it reports.Item
-		var seed, blame string
-		var flagged, slipped, faulted, success int
-		if err := rows.Scan(&it.Build, &it.Design, &it.Scenario, &it.Trial, &seed,
-			&flagged, &blame, &it.Findings, &it.Cost.ModelCalls, &it.Cost.ToolCalls, &it.Cost.Tokens, &it.Cost.SandboxResets,
-			&it.WallNS, &slipped, &faulted, &it.Reached, &success,
-			&it.MatchN, &it.MatchExact, &it.MatchNameOnly, &it.MatchOrderIgnored, &it.TraceHash); err != nil {
-			return fmt.Errorf("read stored items: %w", err)
-		}
-		bi, ok1 := pl.buildIdx[it.Build]
-		si, ok2 := pl.scenarioIdx[it.Scenario]
-		if !ok1 || !ok2 {
-			return fmt.Errorf("%w: stored item %s is not in this protocol's plan", ErrForeignRun, ItemID(it.Build, it.Design, it.Scenario, it.Trial))
-		}
-		it.Class, it.Location = pl.builds[bi].Info.Class, pl.builds[bi].Info.Location
-		it.Category = string(pl.scenarios[si].Category)
-		if it.Seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
-			return fmt.Errorf("read stored items: seed %q: %w", seed, err)
-		}
-		if blame != "[]" && blame != "" {
-			if err := json.Unmarshal([]byte(blame), &it.Blame); err != nil {
-				return fmt.Errorf("read stored items: blame %q: %w", blame, err)
-			}
-		}
-		it.Flagged, it.Slipped, it.Faulted, it.Success = flagged == 1, slipped == 1, faulted == 1, success == 1
-		if err := fn(it); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
-
-// count returns how many items are stored.
-func (s *store) count() (int, error) {
-	var n int
-	err := s.db.QueryRow("SELECT count(*) FROM items").Scan(&n)
-	return n, err
-}
-
-// storedItem reads item id, stored at ord, its findings and the hash of
-// its kept trace ("" when none was kept), for replay. A missing item is
-// (nil, nil, "", nil).
-func (s *store) storedItem(ord int, id string) (*reports.Item, []designs.Finding, string, error) {
-	var it reports.Item
-	var seed, blame, trace string
-	var flagged, slipped, faulted, success int
-	err := s.db.QueryRow(`SELECT build, design, scenario, trial, seed, flagged, blame, findings,
-		model_calls, tool_calls, tokens, sandbox_resets, slipped, faulted, reached, success,
-		match_n, match_exact, match_name_only, match_order_ignored, trace_hash, trace
-		FROM items WHERE ord = ? AND id = ?`, ord, id).Scan(&it.Build, &it.Design, &it.Scenario, &it.Trial, &seed, &flagged, &blame,
-		&it.Findings, &it.Cost.ModelCalls, &it.Cost.ToolCalls, &it.Cost.Tokens, &it.Cost.SandboxResets,
-		&slipped, &faulted, &it.Reached, &success,
-		&it.MatchN, &it.MatchExact, &it.MatchNameOnly, &it.MatchOrderIgnored, &it.TraceHash, &trace)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil, "", nil
-	}
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("read item %s: %w", id, err)
-	}
-	if it.Seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
-		return nil, nil, "", fmt.Errorf("read item %s: seed %q: %w", id, seed, err)
-	}
-	if blame != "[]" && blame != "" {
-		if err := json.Unmarshal([]byte(blame), &it.Blame); err != nil {
-			return nil, nil, "", fmt.Errorf("read item %s: blame %q: %w", id, blame, err)
-		}
-	}
-	it.Flagged, it.Slipped, it.Faulted, it.Success = flagged == 1, slipped == 1, faulted == 1, success == 1
-	rows, err := s.db.Query("SELECT rule, message, location, evidence FROM findings WHERE item_id = ? ORDER BY seq", id)
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("read findings of %s: %w", id, err)
-	}
-	defer rows.Close()
-	var fs []designs.Finding
-	for rows.Next() {
-		var f designs.Finding
-		var loc, ev string
-		if err := rows.Scan(&f.Rule, &f.Message, &loc, &ev); err != nil {
-			return nil, nil, "", fmt.Errorf("read findings of %s: %w", id, err)
-		}
-		f.Location = mission.Location(loc)
-		if err := json.Unmarshal([]byte(ev), &f.Evidence); err != nil {
-			return nil, nil, "", fmt.Errorf("read findings of %s: evidence: %w", id, err)
-		}
-		fs = append(fs, f)
-	}
-	return &it, fs, trace, rows.Err()
-}
 
 // nowUTC formats a wall-clock time for the manifest.
 func nowUTC(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

@@ -25,7 +25,7 @@ func TestStoreKeysItemsByPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := openStoreExisting(runDir)
+	s, err := openStoreIn(runDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,15 +57,21 @@ func TestStoreKeysItemsByPlace(t *testing.T) {
 	}
 
 	// The same item twice: the writer fails on the key.
+	s.close()
+	if s, err = openStore(filepath.Join(runDir, StoreFile)); err != nil {
+		t.Fatal(err)
+	}
 	w := s.startWriter(0, nil, nil)
-	dup := row{ord: 0, id: "clean/obs/S1/1", item: reports.Item{Build: "clean", Scenario: "S1", Trial: 1}}
+	dup := row{ord: 1, id: "clean/A/S1/1", item: reports.Item{Build: "clean", Design: "A", Scenario: "S1", Trial: 1}}
+	var scratch []byte
+	dup.seal(pl.unitAt(0), &scratch)
 	w.send([]row{dup})
 	if err := w.close(); err == nil || !strings.Contains(err.Error(), "UNIQUE") {
 		t.Errorf("storing an item twice: writer error %v, want a UNIQUE constraint failure", err)
 	}
 
 	// A row out of its place: a resume refuses the store.
-	if _, err := s.db.Exec("UPDATE items SET ord = ? WHERE ord = 1", pl.total()+7); err != nil {
+	if _, err := s.db.Exec("UPDATE outcomes SET ord = ? WHERE ord = 1", pl.total()+7); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.close(); err != nil {
@@ -74,13 +80,13 @@ func TestStoreKeysItemsByPlace(t *testing.T) {
 	opt := Options{ProtocolPath: filepath.Join(filepath.Dir(runDir), "p.yaml"), RunDir: runDir, Resume: true,
 		Stack: fakeStack(), Logger: zerolog.Nop()}
 	_, err = Run(context.Background(), opt)
-	if !errors.Is(err, ErrForeignRun) || !strings.Contains(err.Error(), "ord") {
-		t.Fatalf("resume over a misplaced row = %v, want ErrForeignRun naming the ord", err)
+	if !errors.Is(err, ErrStoreDamaged) || !strings.Contains(err.Error(), "outcomes row") {
+		t.Fatalf("resume over a misplaced row = %v, want ErrStoreDamaged naming the row", err)
 	}
 }
 
 // TestStoreJSON checks the writer's JSON for evidence and blame against
-// encoding/json, field by field, escapes included.
+// encoding/json with HTML escaping off, field by field, escapes included.
 func TestStoreJSON(t *testing.T) {
 	if n := reflect.TypeFor[designs.Evidence]().NumField(); n != 4 {
 		t.Fatalf("designs.Evidence has %d fields: appendEvidence writes 4", n)
@@ -90,22 +96,28 @@ func TestStoreJSON(t *testing.T) {
 		for _, item := range texts {
 			for _, seq := range []int{0, 12, -3} {
 				e := designs.Evidence{Run: run, Seq: seq, Item: item, Field: run + item}
-				want, err := json.Marshal(e)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := appendEvidence(nil, e); string(got) != string(want) {
+				want := marshalNoHTML(t, e)
+				if got := appendEvidence(nil, e); string(got) != want {
 					t.Errorf("appendEvidence(%+v) = %s, json.Marshal %s", e, got, want)
 				}
 			}
 		}
 		blame := []string{run, "intake->action", run}
-		want, err := json.Marshal(blame)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := appendStrings(nil, blame); string(got) != string(want) {
+		want := marshalNoHTML(t, blame)
+		if got := appendStrings(nil, blame); string(got) != want {
 			t.Errorf("appendStrings(%q) = %s, json.Marshal %s", blame, got, want)
 		}
 	}
+}
+
+// marshalNoHTML is json.Marshal with HTML escaping off.
+func marshalNoHTML(tb testing.TB, v any) string {
+	tb.Helper()
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		tb.Fatal(err)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }

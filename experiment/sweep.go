@@ -1,17 +1,13 @@
 package experiment
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -121,195 +117,44 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-	rp, err := openProtocol(st, opt)
-	if err != nil {
-		return nil, fmt.Errorf("run: %w", err)
+
+	// The protocol: lock, load, overrides.
+	var p *Protocol
+	var lock *InputTree
+	var legacyLock error
+	absPath := ""
+	if opt.ProtocolPath == "" {
+		if p, err = DefaultProtocol(st.Missions); err != nil {
+			return nil, fmt.Errorf("run: %w", err)
+		}
+	} else {
+		if lock, legacyLock = readLock(opt.ProtocolPath); lock == nil && legacyLock != nil {
+			return nil, fmt.Errorf("run: %w", legacyLock)
+		}
+		if p, err = LoadProtocol(opt.ProtocolPath, st.Missions); err != nil {
+			return nil, fmt.Errorf("run: %w", err)
+		}
+		if absPath, err = filepath.Abs(opt.ProtocolPath); err != nil {
+			return nil, fmt.Errorf("run: %w", err)
+		}
 	}
-	p := rp.p
-	runDir, man, err := runFolder(rp, opt)
-	if err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	resolvePath := p.Path
-	if man != nil {
-		resolvePath = inputResolver(runDir, man.Inputs)
-	}
-	devs, err := deviations(opt.ProtocolPath, rp.lock.tree != nil, rp.devs, opt.Deviate, man)
+	trialsOverride := opt.Trials > 0 && opt.Trials != p.Trials
+	devs, err := overrides(p, opt)
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
 
-	// Everything is checked before any work starts.
-	pl, tree, err := preflight(p, st, resolvePath, opt.ProtocolPath, rp.lock, runDir, man)
+	ses, err := openSession(opt, runSetup{p: p, st: st, lock: lockState{lock, legacyLock}, devs: devs, absPath: absPath,
+		trialsOverride: trialsOverride, clock: clock, log: log})
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
+	defer ses.release(log)
+	runDir, pl, s, man, skipped := ses.runDir, ses.pl, ses.s, ses.man, ses.skipped
+	workers := man.Workers
 	sample := opt.TraceSample
 	if sample == 0 {
 		sample = DefaultTraceSample
-	}
-	if man, err = startManifest(rp, runDir, man, clock); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	man.Tree, man.Deviations = tree, devs
-	if man.Deviations == nil {
-		man.Deviations = []reports.Deviation{}
-	}
-	man.describe(pl, workers)
-	if err := writeManifest(runDir, man); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-
-	sum, err := runStore(ctx, pl, runDir, man, workers, sample, opt)
-	if err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	man.Finished = nowUTC(clock())
-	if err := writeManifest(runDir, man); err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	log.Info().Str("run", runDir).Bool("valid", sum.Valid).Msg("results written")
-	if !sum.Valid {
-		return sum, &reports.DiscardedError{RunDir: runDir, Reason: sum.Reason}
-	}
-	return sum, nil
-}
-
-// openedProtocol is the protocol a run runs, as [openProtocol] read it.
-type openedProtocol struct {
-	p              *Protocol
-	lock           lockState
-	absPath        string
-	devs           []reports.Deviation // the overrides, reasons not yet given
-	trialsOverride bool
-}
-
-// openProtocol reads the run's protocol (the default mission's default
-// when opt names none) and its lock, and applies opt's overrides.
-func openProtocol(st *Stack, opt Options) (*openedProtocol, error) {
-	rp := &openedProtocol{}
-	var err error
-	if opt.ProtocolPath == "" {
-		if rp.p, err = DefaultProtocol(st.Missions); err != nil {
-			return nil, err
-		}
-	} else {
-		if rp.lock.tree, rp.lock.legacy = readLock(opt.ProtocolPath); rp.lock.tree == nil && rp.lock.legacy != nil {
-			return nil, rp.lock.legacy
-		}
-		if rp.p, err = LoadProtocol(opt.ProtocolPath, st.Missions); err != nil {
-			return nil, err
-		}
-		if rp.absPath, err = filepath.Abs(opt.ProtocolPath); err != nil {
-			return nil, err
-		}
-	}
-	rp.trialsOverride = opt.Trials > 0 && opt.Trials != rp.p.Trials
-	if rp.devs, err = overrides(rp.p, opt); err != nil {
-		return nil, err
-	}
-	return rp, nil
-}
-
-// runFolder names the run folder (opt.RunDir, or one under opt.OutDir
-// named after the protocol) and, when it holds a run already, returns
-// that run's manifest: a resume of this protocol's run, or an error.
-func runFolder(rp *openedProtocol, opt Options) (string, *Manifest, error) {
-	p := rp.p
-	runDir := opt.RunDir
-	if runDir == "" {
-		out := cmp.Or(opt.OutDir, "out")
-		name := fmt.Sprintf("%s-%d-%s", p.Name, p.Seed, p.SHA256[:8])
-		if rp.trialsOverride {
-			name += "-t" + strconv.Itoa(p.Trials)
-		}
-		runDir = filepath.Join(out, name)
-	}
-	existing, err := folderState(runDir)
-	if err != nil || !existing {
-		return runDir, nil, err
-	}
-	if !opt.Resume {
-		return runDir, nil, fmt.Errorf("%s: %w", runDir, ErrRunExists)
-	}
-	man, err := ReadManifest(runDir)
-	if err != nil {
-		return runDir, nil, fmt.Errorf("%s: %w (%v)", runDir, ErrForeignRun, err)
-	}
-	if man.Protocol.SHA256 != p.SHA256 || man.Seed != p.Seed || man.Trials != p.Trials {
-		return runDir, nil, fmt.Errorf("%s: %w: it ran protocol %s (seed %d, %d trials), this is %s (seed %d, %d trials)",
-			runDir, ErrForeignRun, short(man.Protocol.SHA256), man.Seed, man.Trials, short(p.SHA256), p.Seed, p.Trials)
-	}
-	return runDir, man, nil
-}
-
-// startManifest makes the run folder and, for a new run, its manifest
-// and the copies of the protocol and every file it names; a resumed run
-// keeps its manifest.
-func startManifest(rp *openedProtocol, runDir string, man *Manifest, clock func() time.Time) (*Manifest, error) {
-	if err := os.MkdirAll(runDir, 0o755); err != nil {
-		return nil, err
-	}
-	if man != nil {
-		return man, nil
-	}
-	p := rp.p
-	man = &Manifest{
-		Schema:   ManifestSchema,
-		Protocol: ManifestProtocol{Name: p.Name, Path: rp.absPath, SHA256: p.SHA256, Locked: rp.lock.tree != nil},
-		Settings: p, Seed: p.Seed, Trials: p.Trials,
-		Started: nowUTC(clock()),
-	}
-	if err := writeAtomic(filepath.Join(runDir, ProtocolCopy), p.Raw); err != nil {
-		return nil, err
-	}
-	var err error
-	if man.Inputs, err = copyInputs(p, runDir); err != nil {
-		return nil, err
-	}
-	return man, nil
-}
-
-// describe records in the manifest what this session runs: versions, the
-// mission, the hashes and sizes of the plan, and a new, unfinished
-// session.
-func (man *Manifest) describe(pl *plan, workers int) {
-	man.Baton, man.Go = batonVersion(), goVersion()
-	man.Mission = MissionRef{Name: pl.mission.Spec().Name, Version: pl.mission.Spec().Version}
-	man.Hashes = Hashes{Catalogue: pl.catalogueHash, Scenarios: pl.scenariosHash, Contracts: pl.contractsHash}
-	man.Builds, man.Scenarios, man.Items = len(pl.builds), len(pl.scenarios), pl.total()
-	man.Designs = pl.proto.Designs
-	man.Workers = workers
-	man.Sessions++
-	man.Finished, man.Complete, man.Valid, man.Reason = "", false, nil, ""
-}
-
-// runStore runs the sweep into the run folder's store and finishes it:
-// every item not stored yet, then results.json and the reports.
-func runStore(ctx context.Context, pl *plan, runDir string, man *Manifest, workers int, sample float64, opt Options) (*Summary, error) {
-	log := opt.Logger
-	p := pl.proto
-	s, err := openStore(filepath.Join(runDir, StoreFile))
-	if err != nil {
-		return nil, err
-	}
-	defer s.db.Close()
-	if err := checkStoreMeta(s, p); err != nil {
-		return nil, fmt.Errorf("%s: %w", runDir, err)
-	}
-	if err := s.describe(pl); err != nil {
-		return nil, err
-	}
-	if err := pl.prepare(); err != nil {
-		return nil, err
-	}
-	done, skipped, err := s.done(pl)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", runDir, err)
 	}
 	log.Info().Str("run", runDir).Str("protocol", short(p.SHA256)).Int("items", pl.total()).
 		Int("stored", skipped).Int("workers", workers).Msg("sweep")
@@ -321,32 +166,38 @@ func runStore(ctx context.Context, pl *plan, runDir string, man *Manifest, worke
 		lv = newLive(pl, runDir)
 	}
 	restoreGC := tuneGC(opt.GCPercent)
-	err = sweep(ctx, pl, s, done, skipped, workers, sample, lv, opt)
+	err = sweep(ctx, pl, s, ses.done, skipped, workers, sample, lv, opt)
 	if lv != nil {
 		lv.traces.close() // the spools of builds an interrupted sweep left
 	}
 	restoreGC() // aggregation holds what grows with the run: collect as usual
 	if err != nil {
 		if ctx.Err() != nil {
-			log.Warn().Str("run", runDir).Msg("sweep interrupted; continue with resume")
+			err = &InterruptedError{RunDir: runDir, Err: ctx.Err()}
 		}
-		if cerr := s.close(); cerr != nil {
-			log.Error().Err(cerr).Msg("close run store")
-		}
-		return nil, err
+		return nil, fmt.Errorf("run: %w", err)
 	}
 
 	keptTrace := func(build, id string) bool {
 		return build == reports.CleanBuild || sampled(pl.seed, id, sample)
 	}
 	sum, err := finish(pl, s, lv, runDir, man, keptTrace)
-	if cerr := s.close(); err == nil && cerr != nil {
-		err = cerr
+	if err == nil {
+		err = s.close()
+		ses.s = nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("run: %w", err)
 	}
 	sum.Skipped = skipped
+	man.Finished = nowUTC(clock())
+	if err := writeManifest(runDir, man); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	log.Info().Str("run", runDir).Bool("valid", sum.Valid).Msg("results written")
+	if !sum.Valid {
+		return sum, &reports.DiscardedError{RunDir: runDir, Reason: sum.Reason}
+	}
 	return sum, nil
 }
 
@@ -375,47 +226,11 @@ func tuneGC(percent int) (restore func()) {
 	return func() { debug.SetGCPercent(old) }
 }
 
-// folderState reports whether dir exists and holds anything.
-func folderState(dir string) (bool, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return len(entries) > 0, nil
-}
-
 func short(sha string) string {
 	if len(sha) > 12 {
 		return sha[:12]
 	}
 	return sha
-}
-
-// checkStoreMeta records the run's identity in a new store, and refuses a
-// store that holds another run's.
-func checkStoreMeta(s *store, p *Protocol) error {
-	meta, err := s.meta()
-	if err != nil {
-		return err
-	}
-	want := map[string]string{
-		"schema":          StoreSchema,
-		"protocol_sha256": p.SHA256,
-		"seed":            strconv.FormatUint(p.Seed, 10),
-		"trials":          strconv.Itoa(p.Trials),
-	}
-	if len(meta) == 0 {
-		return s.setMeta(want)
-	}
-	for k, v := range want {
-		if meta[k] != v {
-			return fmt.Errorf("%w: %s holds %s %q, want %q", ErrForeignRun, StoreFile, k, meta[k], v)
-		}
-	}
-	return nil
 }
 
 // sendRows is how many rows a worker gathers before it hands them to the
@@ -471,6 +286,7 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 			defer wg.Done()
 			memo := newUnitMemo(!opt.noShare)
 			var rows []row
+			var scratch []byte
 			defer func() {
 				if len(rows) > 0 {
 					w.send(rows) // finished items are kept even when cancelled
@@ -500,6 +316,7 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 						fail(err)
 						break
 					}
+					out.row.seal(u, &scratch)
 					rows = append(rows, out.row)
 				}
 				// Rows go to the writer sendRows at a time: a hand-over to a
@@ -544,6 +361,7 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 		return nil, fmt.Errorf("aggregated %d items, the plan has %d", a.added, pl.total())
 	}
 	r := a.agg.Results()
+	r.SetBaton(man.Baton)
 	annotate(r, pl, man)
 	examples := map[string]bool{}
 	for _, ex := range r.Examples {
@@ -571,6 +389,9 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 	if len(r.TraceItems) > 0 {
 		slices.Sort(r.TraceItems)
 		r.TracePattern = TraceBuildPattern
+	}
+	if err := setReportFindings(s, pl, r); err != nil {
+		return nil, err
 	}
 	// The reports and the store's last writes do not touch each other:
 	// both at once. The store is marked complete once both are done.
@@ -614,7 +435,7 @@ func readBack(pl *plan, s *store) (*aggregation, error) {
 		return nil, fmt.Errorf("run store holds %d items, the plan has %d", n, pl.total())
 	}
 	a := newAggregation(pl)
-	err = s.stream(pl, func(it reports.Item) error {
+	err = s.stream(func(it reports.Item) error {
 		a.add(it)
 		return nil
 	})

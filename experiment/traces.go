@@ -5,14 +5,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/baton-lab/baton/mission"
@@ -24,10 +22,10 @@ import (
 // item: a default sweep flags tens of thousands of items, and creating a
 // file costs far more here than appending to the store. Every flagged
 // design item and every failed observation run has its trace pinned by
-// hash (items.trace, the SHA-256 of its JSON Lines); the bytes themselves
-// (table traces, gzipped, keyed by hash) are stored for the clean build's
-// flagged and failed items (the false alarms) and for a seeded sample of
-// every item. Replay regenerates any trace and checks it against the hash;
+// hash (outcomes.trace names a traces row, one per distinct trace, with
+// the SHA-256 of its JSON Lines); the bytes themselves (traces.data,
+// gzipped) are stored for the clean build's flagged and failed items (the
+// false alarms) and for a seeded sample of every item. Replay regenerates any trace and checks it against the hash;
 // ExportTraces writes traces/<item>.jsonl from the stored bytes or, where
 // only the hash is stored, from a checked regeneration. The kept bytes of
 // the clean build's and the sample's traces are also written to
@@ -93,6 +91,12 @@ func (o *outcome) keepTrace(master uint64, rate float64, flagged bool) keep {
 	return keepNone
 }
 
+// keptSum is what a unit knows of a trace it keeps: its SHA-256 and size.
+type keptSum struct {
+	sha  string
+	size int
+}
+
 // attachTrace fills the row's trace fields and, when line is set and k
 // keeps the bytes, the row's line of traces/<build>.jsonl. A trace that
 // several items of the unit share (the observation run and design B's,
@@ -104,9 +108,9 @@ func (o *outcome) attachTrace(k keep, line bool) error {
 	line = line && k == keepBytes
 	m := o.memo
 	key := o.tracesKey()
-	sha, known := m.kept[key]
-	if known && !line && (k == keepHash || m.sent[sha]) {
-		o.row.traceSHA = sha
+	sum, known := m.kept[key]
+	if known && !line && (k == keepHash || m.sent[sum.sha]) {
+		o.row.traceSHA, o.row.traceLen = sum.sha, sum.size
 		return nil
 	}
 	b, ok, err := o.traceBytes()
@@ -116,24 +120,24 @@ func (o *outcome) attachTrace(k keep, line bool) error {
 	if !ok {
 		return nil
 	}
-	if sha == "" {
-		sum := sha256.Sum256(b)
-		sha = hex.EncodeToString(sum[:])
-		m.kept[key] = sha
+	if !known {
+		h := sha256.Sum256(b)
+		sum = keptSum{hex.EncodeToString(h[:]), len(b)}
+		m.kept[key] = sum
 	}
-	o.row.traceSHA = sha
+	o.row.traceSHA, o.row.traceLen = sum.sha, sum.size
 	if line {
 		o.row.traceLine = appendTraceLine(nil, o.row.id, b)
 	}
-	if k == keepHash || m.sent[sha] {
+	if k == keepHash || m.sent[sum.sha] {
 		return nil
 	}
-	m.sent[sha] = true
+	m.sent[sum.sha] = true
 	gz, err := m.gzip(b)
 	if err != nil {
 		return fmt.Errorf("trace of %s: %w", o.row.id, err)
 	}
-	o.row.traceLen, o.row.traceGZ = len(b), gz
+	o.row.traceGZ = gz
 	return nil
 }
 
@@ -158,27 +162,6 @@ func (m *unitMemo) gzip(b []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// trace reads a stored trace by hash; nil when only the hash is kept.
-func (s *store) trace(sha string) ([]byte, error) {
-	var gz []byte
-	err := s.db.QueryRow("SELECT data FROM traces WHERE sha256 = ?", sha).Scan(&gz)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read trace %s: %w", short(sha), err)
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		return nil, fmt.Errorf("read trace %s: %w", short(sha), err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("read trace %s: %w", short(sha), err)
-	}
-	return b, nil
-}
-
 // ExportTraces writes kept traces of a run of one of missions with
 // [NewStack]; see [Stack.ExportTraces].
 func ExportTraces(missions *mission.Registry, runDir string, ids ...string) ([]string, error) {
@@ -190,48 +173,52 @@ func ExportTraces(missions *mission.Registry, runDir string, ids ...string) ([]s
 // when ids is empty. A trace kept as a hash only is regenerated and
 // checked against its hash first. It returns the files written.
 func (st *Stack) ExportTraces(runDir string, ids ...string) ([]string, error) {
-	s, err := openStoreExisting(runDir)
+	for _, id := range ids {
+		if _, _, _, _, err := ParseItemID(id); err != nil {
+			return nil, fmt.Errorf("export traces: %w", err)
+		}
+	}
+	s, err := openStoreIn(runDir)
 	if err != nil {
 		return nil, fmt.Errorf("export traces: %w", err)
 	}
-	defer s.db.Close()
-	type ref struct{ id, sha string }
-	var refs []ref
-	if len(ids) == 0 {
-		rows, err := s.db.Query("SELECT id, trace FROM items WHERE trace != '' ORDER BY id")
-		if err != nil {
-			return nil, fmt.Errorf("export traces: %w", err)
-		}
-		for rows.Next() {
-			var r ref
-			if err := rows.Scan(&r.id, &r.sha); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("export traces: %w", err)
+	defer s.close()
+	want := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	found := map[string]string{} // id -> trace hash, "" for none kept
+	refs, err := s.traceRefs(func(it *storedItem) bool {
+		id := it.id()
+		if len(ids) > 0 {
+			if !want[id] {
+				return false
 			}
-			refs = append(refs, r)
+			found[id] = it.traceSHA
 		}
-		rows.Close()
-	} else {
+		return it.traceSHA != ""
+	})
+	if err != nil {
+		return nil, fmt.Errorf("export traces: %w", err)
+	}
+	if len(ids) > 0 {
+		byID := map[string]traceItem{}
+		for _, r := range refs {
+			byID[r.id] = r
+		}
+		refs = refs[:0]
 		for _, id := range ids {
-			if _, _, _, _, err := ParseItemID(id); err != nil {
-				return nil, fmt.Errorf("export traces: %w", err)
-			}
-		}
-		// One pass over the items (the store keys them by plan place).
-		shas, err := s.itemTraces(ids)
-		if err != nil {
-			return nil, fmt.Errorf("export traces: %w", err)
-		}
-		for _, id := range ids {
-			sha, ok := shas[id]
+			sha, ok := found[id]
 			if !ok {
 				return nil, fmt.Errorf("export traces: item %s: not in the run", id)
 			}
 			if sha == "" {
 				return nil, fmt.Errorf("export traces: item %s: no trace kept (regenerate it with replay)", id)
 			}
-			refs = append(refs, ref{id, sha})
+			refs = append(refs, byID[id])
 		}
+	} else {
+		slices.SortFunc(refs, func(a, b traceItem) int { return strings.Compare(a.id, b.id) })
 	}
 	if err := os.MkdirAll(filepath.Join(runDir, TracesDir), 0o755); err != nil {
 		return nil, fmt.Errorf("export traces: %w", err)
@@ -283,87 +270,51 @@ func writeAtomic(path string, data []byte) error {
 	return nil
 }
 
-// itemTraces returns the trace column of each of the items ids that is
-// stored.
-func (s *store) itemTraces(ids []string) (map[string]string, error) {
-	want := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		want[id] = true
-	}
-	rows, err := s.db.Query("SELECT id, trace FROM items")
+// traceItem is an item with a kept trace.
+type traceItem struct {
+	build, id, sha string
+	stored         bool // the bytes are stored, not only the hash
+}
+
+// traceRefs lists, in plan order, the items with a kept trace that want
+// accepts, checked.
+func (s *store) traceRefs(want func(it *storedItem) bool) ([]traceItem, error) {
+	nm, err := s.checked()
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	shas := map[string]string{}
-	for rows.Next() {
-		var id, sha string
-		if err := rows.Scan(&id, &sha); err != nil {
-			return nil, err
+	var out []traceItem
+	err = s.scan(nm, "", nil, func(it *storedItem) error {
+		if want(it) && it.traceSHA != "" {
+			out = append(out, traceItem{build: it.item.Build, id: it.id(), sha: it.traceSHA, stored: it.traceStored})
 		}
-		if want[id] {
-			shas[id] = sha
-		}
-	}
-	return shas, rows.Err()
+		return nil
+	})
+	return out, err
 }
 
-// keptTraces calls fn, in store order (plan order: items.ord), with
+// keptTraces calls fn, in store order (plan order: outcomes.ord), with
 // every item that want accepts whose trace bytes the store keeps, and those
-// bytes (JSON Lines). The bytes are only valid during the call. The items
-// want accepts are listed first (the store has one connection), then their
-// traces read one at a time.
+// bytes (JSON Lines), checked against their hash. The bytes are only valid
+// during the call. The items want accepts are listed first (the store has
+// one connection), then their traces read one at a time.
 func (s *store) keptTraces(want func(build, id string) bool, fn func(build, id string, trace []byte) error) error {
-	type ref struct{ build, id, sha string }
-	var refs []ref
-	rows, err := s.db.Query(`SELECT build, id, trace FROM items WHERE trace != '' ORDER BY ord`)
+	refs, err := s.traceRefs(func(it *storedItem) bool { return it.traceStored && want(it.item.Build, it.id()) })
 	if err != nil {
 		return fmt.Errorf("read kept traces: %w", err)
 	}
-	for rows.Next() {
-		var r ref
-		if err := rows.Scan(&r.build, &r.id, &r.sha); err != nil {
-			rows.Close()
-			return fmt.Errorf("read kept traces: %w", err)
-		}
-		if want(r.build, r.id) {
-			refs = append(refs, r)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read kept traces: %w", err)
-	}
 	var (
-		zr      *gzip.Reader
-		buf     bytes.Buffer
-		gz      []byte
+		b       []byte
 		lastSHA string
 	)
 	for _, r := range refs {
 		if r.sha != lastSHA { // items of a unit often share a trace
-			err := s.db.QueryRow("SELECT data FROM traces WHERE sha256 = ?", r.sha).Scan(&gz)
-			if errors.Is(err, sql.ErrNoRows) {
-				continue // the hash only: the trace regenerates with Replay
-			}
-			if err != nil {
-				return fmt.Errorf("read kept trace of %s: %w", r.id, err)
-			}
-			if zr == nil {
-				zr, err = gzip.NewReader(bytes.NewReader(gz))
-			} else {
-				err = zr.Reset(bytes.NewReader(gz))
-			}
-			if err != nil {
-				return fmt.Errorf("read kept trace of %s: %w", r.id, err)
-			}
-			buf.Reset()
-			if _, err := buf.ReadFrom(zr); err != nil {
+			if b, err = s.trace(r.sha); err != nil {
 				return fmt.Errorf("read kept trace of %s: %w", r.id, err)
 			}
 			lastSHA = r.sha
 		}
-		if err := fn(r.build, r.id, buf.Bytes()); err != nil {
+		if err := fn(r.build, r.id, b); err != nil {
 			return err
 		}
 	}

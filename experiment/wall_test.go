@@ -3,9 +3,7 @@ package experiment
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -86,38 +84,6 @@ func TestSharedRunsChargeWall(t *testing.T) {
 	}
 	if n != 36 {
 		t.Errorf("items = %d, want 36", n)
-	}
-}
-
-// TestReplayCorruptRow: a stored seed or blame that does not read back is
-// an error naming the item, not a silent zero.
-func TestReplayCorruptRow(t *testing.T) {
-	_, runDir, err := runProtocol(t, fakeStack(), fakeProtocol, Options{Workers: 2})
-	finished(t, err)
-	for _, tc := range []struct {
-		name, set, id, want string
-	}{
-		{"seed", "seed = 'x'", "clean/A/S1/1", `seed "x"`},
-		{"blame", "blame = '{'", "clean/B/S2/2", `blame "{"`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s, err := openStore(filepath.Join(runDir, StoreFile))
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, d, sc, tr, err := ParseItemID(tc.id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := s.db.Exec("UPDATE items SET "+tc.set+" WHERE build = ? AND design = ? AND scenario = ? AND trial = ?", b, d, sc, tr); err != nil {
-				t.Fatal(err)
-			}
-			s.db.Close()
-			_, err = fakeStack().Replay(runDir, tc.id)
-			if err == nil || errors.Is(err, ErrReplayMismatch) || !strings.Contains(err.Error(), tc.id) || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("Replay(%s) = %v, want an error naming the item and %s", tc.id, err, tc.want)
-			}
-		})
 	}
 }
 

@@ -9,7 +9,11 @@
 //
 // An [Aggregator] takes [Item]s one at a time and [Aggregator.Results]
 // computes a [Results], which [WriteAll] renders as results.json
-// (baton.results/v1), report.md, report.html and tidy CSVs. Memory does not
+// (baton.results/v2), report.md, report.html and tidy CSVs. The report is
+// built once as a document (sections, captions, tables of typed cells,
+// figures) and rendered to Markdown and to HTML, so the HTML has
+// everything the Markdown has; the HTML adds heat maps, a drill-down and a
+// trace viewer ([WriteTracePage]) of the kept traces of the run folder. Memory does not
 // follow the items: the Aggregator keeps interned ids and about 200 bytes
 // per suite run (design, build, trial), and WriteAll renders one file at a
 // time, streaming it to disk.

@@ -72,22 +72,19 @@ func matcherTable(rows []MatcherRow) Table {
 		})}
 }
 
-// writeMatchers writes the trajectory matchers section of report.md; none
-// when no design scored a trajectory.
-func writeMatchers(w *mdWriter, rows []MatcherRow) {
+// matchersSection is the trajectory matchers section; nil when no
+// design scored a trajectory.
+func matchersSection(rows []MatcherRow) *section {
 	if len(rows) == 0 {
-		return
+		return nil
 	}
-	w.p("## Trajectory matchers")
-	w.p("")
-	w.p("Agent-items whose tool-call trajectory passed, over all builds. The exact matcher (name, arguments and order) decides; name-only and order-ignored are reported beside it, with the gap to exact.")
-	w.p("")
-	var t [][]string
+	t := &table{ID: "trajectory-matchers-table", Header: []string{"design", "agent-items scored", "exact", "name-only", "order-ignored", "name-only gap", "order-ignored gap"}, RowHeads: true}
 	for _, x := range rows {
-		t = append(t, []string{x.Design, itoa(x.N), rateCell(x.Exact, x.N), rateCell(x.NameOnly, x.N), rateCell(x.OrderIgnored, x.N),
-			gapCell(x.NameOnlyGap), gapCell(x.OrderIgnoredGap)})
+		t.Rows = append(t.Rows, []tcell{textCell(x.Design), intCell(x.N), trialRateCell(x.Exact, x.N), trialRateCell(x.NameOnly, x.N),
+			trialRateCell(x.OrderIgnored, x.N), numCell(gapCell(x.NameOnlyGap), float64(x.NameOnlyGap)), numCell(gapCell(x.OrderIgnoredGap), float64(x.OrderIgnoredGap))})
 	}
-	w.table([]string{"design", "agent-items scored", "exact", "name-only", "order-ignored", "name-only gap", "order-ignored gap"}, t)
+	return &section{ID: "trajectory-matchers", Title: "Trajectory matchers", Blocks: []block{
+		p("Agent-items whose tool-call trajectory passed, over all builds. The exact matcher (name, arguments and order) decides; name-only and order-ignored are reported beside it, with the gap to exact."), t}}
 }
 
 // gapCell writes a gap as a signed rate with three decimals ("+0.125").

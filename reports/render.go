@@ -2,7 +2,6 @@ package reports
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,10 +12,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/baton-lab/baton/internal/safecsv"
 )
 
-// WriteAll renders r into dir: results.json, report.md, report.html and
-// one tidy CSV per table ([Files]). Files are written one at a time, each
+// WriteAll renders r into dir: results.json, report.md, report.html (with
+// the trace viewers of the kept traces in dir/traces/) and one tidy CSV
+// per table ([Files]). Files are written one at a time, each
 // streamed through a buffer into a temporary file renamed into place, so a
 // reader never sees half a file and memory holds one file's rendering state
 // at most, never every file. A Results read back from results.json has no
@@ -25,7 +27,7 @@ func WriteAll(dir string, r *Results) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write reports: %w", err)
 	}
-	for _, f := range Files(r) {
+	for _, f := range filesIn(dir, r) {
 		if err := writeFileAtomic(filepath.Join(dir, f.Name), f.Write); err != nil {
 			return fmt.Errorf("write reports: %w", err)
 		}
@@ -42,12 +44,16 @@ type File struct {
 // Files lists every report file of r, sorted by name, each rendered only
 // when its Write is called: results.json, report.md, report.html and one
 // CSV per table of [Tables].
-func Files(r *Results) []File {
+func Files(r *Results) []File { return filesIn("", r) }
+
+// filesIn is [Files] for the run folder dir, whose kept traces
+// report.html embeds ("" for none).
+func filesIn(dir string, r *Results) []File {
 	r = r.normalised()
 	files := []File{
 		{"results.json", func(w io.Writer) error { return writeJSON(w, r) }},
 		{"report.md", func(w io.Writer) error { return WriteMarkdown(w, r) }},
-		{"report.html", func(w io.Writer) error { return WriteHTML(w, r) }},
+		{"report.html", func(w io.Writer) error { return WriteHTMLIn(w, r, dir) }},
 	}
 	for _, t := range Tables(r) {
 		files = append(files, File{t.Name + ".csv", t.WriteCSV})
@@ -196,9 +202,10 @@ type Table struct {
 	Rows   iter.Seq[[]string]
 }
 
-// WriteCSV writes the table as CSV to w.
+// WriteCSV writes the table as CSV to w, every cell guarded against
+// formula injection ([safecsv.Cell]).
 func (t Table) WriteCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
+	cw := safecsv.NewWriter(w)
 	if err := cw.Write(t.Header); err != nil {
 		return err
 	}

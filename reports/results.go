@@ -56,7 +56,21 @@ type Results struct {
 	// suite_runs.csv; results.json leaves it out (its size grows with the
 	// trials), so a Results read back has none.
 	suites *suiteView
+	// findings are the findings of the items whose traces report.html
+	// embeds ([Results.SetFindings]); results.json leaves them out.
+	findings map[string][]Finding
+	// baton names the binary that ran the run (its version and commit,
+	// from manifest.json): the reports show it, results.json leaves it
+	// out so that it stays byte-identical across builds.
+	baton string
 }
+
+// SetBaton sets the version and commit of the baton that ran the run
+// (manifest.json's baton), which the reports name.
+func (r *Results) SetBaton(v string) { r.baton = v }
+
+// Baton returns what SetBaton set.
+func (r *Results) Baton() string { return r.baton }
 
 // Validity is the run's validity gate.
 type Validity struct {

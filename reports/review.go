@@ -17,6 +17,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/baton-lab/baton/internal/safecsv"
 )
 
 // ReviewCandidate is one (build, scenario, trial) the experiment offers for
@@ -158,7 +160,7 @@ func ExportReview(dir string, items []ReviewCandidate, size int, seed uint64) er
 	}
 
 	var sb bytes.Buffer
-	w := csv.NewWriter(&sb)
+	w := safecsv.NewWriter(&sb)
 	w.Write([]string{"sample_id", "scenario", "category", "verdict"})
 	for i, c := range sample {
 		w.Write([]string{key.Samples[i].SampleID, c.Scenario, c.Category, ""})
@@ -238,17 +240,23 @@ func drawSample(items []ReviewCandidate, size int, seed uint64) []ReviewCandidat
 	return out
 }
 
-var packTmpl = template.Must(template.New("pack").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>baton review pack</title>
-<style>
+// packCSS is the review pack's style sheet, which its policy admits by
+// hash: the pack runs no script and loads nothing, whatever an email in
+// it carries.
+const packCSS = `
 body{font-family:sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
 section{border-top:2px solid #888;margin-top:2rem;padding-top:.5rem}
 pre{background:#f4f4f4;padding:.5rem;overflow-x:auto;white-space:pre-wrap;word-break:break-word}
 .email{border-left:3px solid #49c;padding-left:.5rem;margin:.5rem 0}
-</style>
+`
+
+var packTmpl = template.Must(template.New("pack").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ` + sourceHash(packCSS) + `; base-uri 'none'; form-action 'none'">
+<title>baton review pack</title>
+<style>` + packCSS + `</style>
 </head>
 <body>
 <h1>Review pack</h1>
@@ -488,7 +496,7 @@ func ImportReview(dir, reviewer, csvPath string, opt ImportOptions) (ImportSumma
 		return sum, fmt.Errorf("import review: %w", err)
 	}
 	var b bytes.Buffer
-	w := csv.NewWriter(&b)
+	w := safecsv.NewWriter(&b)
 	w.Write([]string{"sample_id", "verdict"})
 	for _, id := range slices.Sorted(maps.Keys(labels)) {
 		w.Write([]string{id, labels[id].verdict})

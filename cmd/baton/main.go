@@ -11,9 +11,12 @@ import (
 	"syscall"
 )
 
-func main() {
+func main() { os.Exit(runMain()) }
+
+// runMain runs the command line of this process, cancelled by Ctrl-C or
+// SIGTERM, and returns the exit code.
+func runMain() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	defer stop()
+	return Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 }

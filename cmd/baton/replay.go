@@ -1,17 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/baton-lab/baton/experiment"
+	"github.com/baton-lab/baton/reports"
 )
 
 func newReplayCmd(g *globals) *cobra.Command {
 	var showTrace, write bool
+	var htmlOut string
 	cmd := &cobra.Command{
 		Use:   "replay RUN_DIR ITEM_ID",
 		Short: "Regenerate one work item exactly from its run folder and compare it with what was stored",
@@ -20,7 +24,11 @@ e.g. clean/B/S01/3) from the run folder alone: the protocol copy, its input copi
 and the item's key; the trial seed follows from the master seed. baton compares
 the regenerated verdict, findings and trace with the stored ones and exits 1 when
 they differ. --trace prints the regenerated trace (JSON Lines); --write keeps it
-under traces/ when the run did not.`,
+under traces/ when the run did not; --html FILE writes the item as report.html's
+trace viewer, a page of its own: one lane per agent, hand-offs sent beside parsed,
+tool calls with their faults and retries, the findings at their events, and the
+diff against the clean twin (the clean build's item of the same design, scenario
+and trial, replayed too).`,
 		Args: exactArgs(2, "RUN_DIR and ITEM_ID (build/design/scenario/trial)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			reg, err := missions()
@@ -53,6 +61,12 @@ under traces/ when the run did not.`,
 					return werr
 				}
 			}
+			if htmlOut != "" {
+				if werr := writeTracePage(args[0], htmlOut, res); werr != nil {
+					return werr
+				}
+				fmt.Fprintf(g.stderr, "trace viewer written to %s\n", htmlOut)
+			}
 			if write && res.StoredTrace == nil {
 				path, werr := res.WriteTrace(args[0])
 				if werr != nil {
@@ -70,6 +84,27 @@ under traces/ when the run did not.`,
 		},
 	}
 	cmd.Flags().BoolVar(&showTrace, "trace", false, "print the regenerated trace (JSON Lines) instead of the summary")
+	cmd.Flags().StringVar(&htmlOut, "html", "", "write the item, beside its clean twin, as a trace viewer page to this file")
 	cmd.Flags().BoolVar(&write, "write", false, "write the regenerated trace under traces/ when the run kept none")
 	return cmd
+}
+
+// writeTracePage writes a replayed item's trace viewer page to path.
+func writeTracePage(runDir, path string, res *experiment.ReplayResult) error {
+	reg, err := missions()
+	if err != nil {
+		return err
+	}
+	in, err := experiment.TraceInput(reg, runDir, res)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := reports.WriteTracePage(&b, in); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write trace page: %w", err)
+	}
+	return nil
 }

@@ -34,6 +34,11 @@ and print the report.
 			default:
 				return &usageError{fmt.Errorf("--format %q: want md, json or summary", format)}
 			}
+			release, err := experiment.LockRun(dir)
+			if err != nil {
+				return err
+			}
+			defer release()
 			man, err := experiment.VerifyRun(dir)
 			if err != nil {
 				return err
@@ -47,20 +52,8 @@ and print the report.
 					log.Warn().Str("run", dir).Msg(n)
 				}
 			}
-			r, err := reports.LoadResults(filepath.Join(dir, "results.json"))
+			r, err := rerender(dir, man)
 			if err != nil {
-				return err
-			}
-			r.SetWall(man.WallMS)
-			switch rows, err := reports.Agreement(dir); {
-			case err == nil:
-				r.SetAgreement(rows)
-			case errors.Is(err, fs.ErrNotExist):
-				// No review exported yet: no agreement to show.
-			default:
-				return err
-			}
-			if err := reports.WriteAll(dir, r); err != nil {
 				return err
 			}
 			switch format {
@@ -82,4 +75,36 @@ and print the report.
 	}
 	cmd.Flags().StringVar(&format, "format", "md", "what to print: md (report.md), json (results.json) or summary")
 	return cmd
+}
+
+// rerender renders a run folder's reports again from its results.json,
+// with what results.json leaves out (wall times and the baton that ran it,
+// from the manifest) and reviewer agreement when labels have been
+// imported.
+func rerender(dir string, man *experiment.Manifest) (*reports.Results, error) {
+	r, err := reports.LoadResults(filepath.Join(dir, "results.json"))
+	if err != nil {
+		return nil, err
+	}
+	r.SetWall(man.WallMS)
+	r.SetBaton(man.Baton)
+	reg, err := missions()
+	if err != nil {
+		return nil, err
+	}
+	if err := experiment.ReportFindings(reg, dir, r); err != nil {
+		return nil, err
+	}
+	switch rows, err := reports.Agreement(dir); {
+	case err == nil:
+		r.SetAgreement(rows)
+	case errors.Is(err, fs.ErrNotExist):
+		// No review exported yet: no agreement to show.
+	default:
+		return nil, err
+	}
+	if err := reports.WriteAll(dir, r); err != nil {
+		return nil, err
+	}
+	return r, nil
 }

@@ -31,6 +31,11 @@ against each reviewer and between the reviewers.`,
 		Args:  exactArgs(1, "one RUN_DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
+			release, err := experiment.LockRun(dir)
+			if err != nil {
+				return err
+			}
+			defer release()
 			m, err := experiment.VerifyRun(dir)
 			if err != nil {
 				return err
@@ -74,6 +79,11 @@ against each reviewer and between the reviewers.`,
 				return &usageError{fmt.Errorf("--reviewer NAME is required")}
 			}
 			dir := args[0]
+			release, err := experiment.LockRun(dir)
+			if err != nil {
+				return err
+			}
+			defer release()
 			man, err := experiment.VerifyRun(dir)
 			if err != nil {
 				return err
@@ -89,18 +99,15 @@ against each reviewer and between the reviewers.`,
 				}
 				log.Warn().Str("reviewer", reviewer).Int("labelled", sum.Labelled).Int("sample", sum.Sample).Msg(w)
 			}
-			rows, err := reports.Agreement(dir)
+			r, err := rerender(dir, man)
 			if err != nil {
-				return err
-			}
-			if err := reports.RefreshAgreement(dir, man.WallMS); err != nil {
 				return err
 			}
 			verb := "imported"
 			if sum.Replaced {
 				verb = "replaced"
 			}
-			fmt.Fprintf(g.stdout, "%s %s's labels (%d of %d samples); %d agreement rows in %s\n", verb, reviewer, sum.Labelled, sum.Sample, len(rows), filepath.Join(dir, "report.md"))
+			fmt.Fprintf(g.stdout, "%s %s's labels (%d of %d samples); %d agreement rows in %s\n", verb, reviewer, sum.Labelled, sum.Sample, len(r.Agreement), filepath.Join(dir, "report.md"))
 			return nil
 		},
 	}

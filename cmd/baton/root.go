@@ -138,6 +138,8 @@ pre-registered verdict on the protocol's hypotheses.
 		newMissionsCmd(g),
 		newReportCmd(g),
 		newReplayCmd(g),
+		newItemsCmd(g),
+		newCompareCmd(g),
 		newProtocolCmd(g),
 		newMutantsCmd(g),
 		newScenariosCmd(g),

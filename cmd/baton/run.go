@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -34,9 +36,15 @@ start when the protocol or any file it names changed since it was locked, and
 refuses --trials and --seed overrides unless --deviate gives the reason, which
 the manifest and every report then show first.
 
-An interrupted run (Ctrl-C) keeps everything finished; run the same command
-again with --resume to continue, ending with the same results.json as an
-uninterrupted run.
+Each run lands in a new folder under --out: <protocol>-<seed>-<hash>, then
+-2, -3, … when that exists; --run-dir names the folder instead. A run folder
+is locked while a run, resume, report or review writes it: a second process
+is refused, naming the first one's pid.
+
+An interrupted run (Ctrl-C) keeps everything finished and prints the command
+that continues it (--run-dir FOLDER --resume), ending with the same
+results.json as an uninterrupted run. --resume without --run-dir continues the
+newest folder of the protocol under --out.
 
 ` + exitHelp,
 		Args: noArgs,
@@ -66,7 +74,11 @@ uninterrupted run.
 			start := time.Now()
 			sum, err := experiment.Run(cmd.Context(), opt)
 			if bar != nil {
-				bar.finish()
+				bar.finish(err == nil || errors.Is(err, reports.ErrDiscarded))
+			}
+			var ie *experiment.InterruptedError
+			if errors.As(err, &ie) {
+				return fmt.Errorf("interrupted; every finished item is stored in %s; continue with: %s", ie.RunDir, resumeCommand(cmd, ie.RunDir))
 			}
 			if sum != nil {
 				log.Info().Str("run", sum.RunDir).Int("items", sum.Items).Int("resumed", sum.Skipped).
@@ -139,7 +151,33 @@ func (b *progressBar) update(done, total int) {
 	b.bar.SetCurrent(int64(done))
 }
 
-func (b *progressBar) finish() {
-	b.bar.SetTotal(-1, true)
+// finish completes the bar when the run is done; an interrupted or failed
+// run leaves it where it stopped.
+func (b *progressBar) finish(done bool) {
+	if done {
+		b.bar.SetTotal(-1, true)
+	} else {
+		b.bar.Abort(false)
+	}
 	b.p.Wait()
+}
+
+// resumeCommand is the command that continues an interrupted run: the
+// flags that decide what runs, as given, and the run folder.
+func resumeCommand(cmd *cobra.Command, runDir string) string {
+	args := []string{"baton", "run"}
+	for _, name := range []string{"protocol", "seed", "trials", "workers"} {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+			args = append(args, "--"+name, shellQuote(f.Value.String()))
+		}
+	}
+	return strings.Join(append(args, "--run-dir", shellQuote(runDir), "--resume"), " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=+-@%,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -1,0 +1,484 @@
+package experiment
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/baton-lab/baton/designs"
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/reports"
+)
+
+// Every read of runs.db checks what it reads: each row against its
+// checksum (recomputed from the row and the dictionary rows it refers
+// to), each unit against its place in the plan, and each value against
+// its column's type. What does not check is an error wrapping
+// [ErrStoreDamaged] that names the table and the row; nothing damaged is
+// used.
+
+// storedItem is one item as read back from runs.db, checked.
+type storedItem struct {
+	ord      int
+	item     reports.Item
+	findings []designs.Finding
+	// The item's kept trace: its hash ("" when none), size and whether
+	// its bytes are stored (else only its hash).
+	traceSHA    string
+	traceSize   int
+	traceStored bool
+	// unit is the item's place among the units (outcomes.unit).
+	unit int
+	// evidence is each finding's evidence and blame the item's blame, as
+	// stored (JSON).
+	evidence []string
+	blame    string
+}
+
+// id returns the item's id, build/design/scenario/trial.
+func (r *storedItem) id() string {
+	return ItemID(r.item.Build, r.item.Design, r.item.Scenario, r.item.Trial)
+}
+
+// names are what the store's keys stand for, read from its builds,
+// scenarios, designs and trials tables, and its dictionaries (each row
+// checked and its JSON read once).
+type names struct {
+	builds    []reports.BuildInfo
+	scenarios []struct{ id, category string }
+	designs   []string // "" for the observation run
+	seeds     map[[2]int]uint64
+	trials    int
+
+	blames   map[int64]blameEntry
+	findings map[int64]findingEntry
+	traces   map[int64]traceEntry
+}
+
+type blameEntry struct {
+	text  string
+	blame []string
+}
+
+type findingEntry struct {
+	f        designs.Finding
+	evidence string // as stored
+}
+
+type traceEntry struct {
+	sha    string
+	size   int
+	stored bool
+}
+
+// readNames reads the store's plan tables. A resumed sweep has compared
+// them with its plan first (checkPlanRows).
+func (s *store) readNames() (*names, error) {
+	n := &names{seeds: map[[2]int]uint64{}}
+	err := eachRow(s.db, "SELECT ord, id, class, location FROM builds ORDER BY ord", func(scan func(...any) error) error {
+		var b reports.BuildInfo
+		var ord int
+		if err := scan(&ord, &b.ID, &b.Class, &b.Location); err != nil {
+			return err
+		}
+		if ord != len(n.builds) {
+			return fmt.Errorf("builds row %d: want ord %d", ord, len(n.builds))
+		}
+		n.builds = append(n.builds, b)
+		return nil
+	})
+	if err == nil {
+		err = eachRow(s.db, "SELECT ord, id, category FROM scenarios ORDER BY ord", func(scan func(...any) error) error {
+			var sc struct{ id, category string }
+			var ord int
+			if err := scan(&ord, &sc.id, &sc.category); err != nil {
+				return err
+			}
+			if ord != len(n.scenarios) {
+				return fmt.Errorf("scenarios row %d: want ord %d", ord, len(n.scenarios))
+			}
+			n.scenarios = append(n.scenarios, sc)
+			return nil
+		})
+	}
+	if err == nil {
+		err = eachRow(s.db, "SELECT ord, id FROM designs ORDER BY ord", func(scan func(...any) error) error {
+			var d string
+			var ord int
+			if err := scan(&ord, &d); err != nil {
+				return err
+			}
+			if ord != len(n.designs) {
+				return fmt.Errorf("designs row %d: want ord %d", ord, len(n.designs))
+			}
+			if d == ObservationDesign {
+				d = ""
+			}
+			n.designs = append(n.designs, d)
+			return nil
+		})
+	}
+	if err == nil {
+		err = eachRow(s.db, "SELECT scenario, trial, seed FROM trials", func(scan func(...any) error) error {
+			var sc, t int
+			var seed string
+			if err := scan(&sc, &t, &seed); err != nil {
+				return err
+			}
+			v, err := strconv.ParseUint(seed, 10, 64)
+			if err != nil {
+				return fmt.Errorf("trials row (%d, %d): seed %q is not a whole number", sc, t, seed)
+			}
+			n.seeds[[2]int{sc, t}] = v
+			n.trials = max(n.trials, t)
+			return nil
+		})
+	}
+	if err != nil {
+		return nil, damaged("%v", err)
+	}
+	if len(n.designs) != s.slots {
+		return nil, damaged("designs has %d rows, meta slots says %d", len(n.designs), s.slots)
+	}
+	return n, nil
+}
+
+// readDictionaries reads the blames, finding_texts and traces tables
+// into nm, checking every row against its checksum.
+func (s *store) readDictionaries(nm *names) error {
+	nm.blames, nm.findings, nm.traces = map[int64]blameEntry{}, map[int64]findingEntry{}, map[int64]traceEntry{}
+	err := eachRow(s.db, "SELECT id, blame, checksum FROM blames", func(scan func(...any) error) error {
+		var id, sum int64
+		var e blameEntry
+		if err := scan(&id, &e.text, &sum); err != nil {
+			return damaged("blames: %v", scanProblem(err))
+		}
+		if blameChecksum(id, e.text) != sum {
+			return damaged("blames row %d (%s) does not match its checksum", id, e.text)
+		}
+		if e.text != "[]" {
+			if err := json.Unmarshal([]byte(e.text), &e.blame); err != nil {
+				return damaged("blames row %d: %q does not read: %v", id, e.text, err)
+			}
+		}
+		nm.blames[id] = e
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	err = eachRow(s.db, "SELECT id, rule, message, location, evidence, checksum FROM finding_texts", func(scan func(...any) error) error {
+		var id, sum int64
+		var e findingEntry
+		var loc string
+		if err := scan(&id, &e.f.Rule, &e.f.Message, &loc, &e.evidence, &sum); err != nil {
+			return damaged("finding_texts: %v", scanProblem(err))
+		}
+		if findingChecksum(id, e.f.Rule, e.f.Message, loc, e.evidence) != sum {
+			return damaged("finding_texts row %d (%s) does not match its checksum", id, e.f.Rule)
+		}
+		e.f.Location = mission.Location(loc)
+		if err := json.Unmarshal([]byte(e.evidence), &e.f.Evidence); err != nil {
+			return damaged("finding_texts row %d: evidence %q does not read: %v", id, e.evidence, err)
+		}
+		nm.findings[id] = e
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return eachRow(s.db, "SELECT id, sha256, size, data IS NOT NULL, checksum FROM traces", func(scan func(...any) error) error {
+		var id, size, sum int64
+		var e traceEntry
+		if err := scan(&id, &e.sha, &size, &e.stored, &sum); err != nil {
+			return damaged("traces: %v", scanProblem(err))
+		}
+		if traceChecksum(id, e.sha, size, e.stored) != sum {
+			return damaged("traces row %d (%s) does not match its checksum", id, short(e.sha))
+		}
+		e.size = int(size)
+		nm.traces[id] = e
+		return nil
+	})
+}
+
+// scanProblem shortens database/sql's Scan error to the column and the
+// value that did not read.
+func scanProblem(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, "name "); strings.HasPrefix(msg, "sql: Scan error on column index") && i >= 0 {
+		msg = "column " + msg[i+len("name "):]
+	}
+	return msg
+}
+
+// scanSQL reads items, a row per finding (or one for an item without),
+// in plan order: integers only but for the run hash of an observation
+// run's unit; the dictionaries are read once, before ([names]).
+const scanSQL = `SELECT o.ord, o.flags, o.model_calls, o.tool_calls, o.tokens, o.sandbox_resets, o.wall_ns,
+	o.reached, o.match_n, o.match_exact, o.match_name_only, o.match_order_ignored, o.checksum, o.blame, o.trace,
+	u.ord, u.run_sha256, u.checksum, f.seq, f.finding
+FROM outcomes o
+LEFT JOIN units u ON u.ord = o.unit AND o.design = 0
+LEFT JOIN item_findings f ON f.item = o.ord`
+
+// scanned is one row of scanSQL.
+type scanned struct {
+	ord, flags, modelCalls, toolCalls, tokens, resets, wallNS int64
+	reached, matchN, exact, nameOnly, orderIgn, checksum      int64
+	blameID                                                   int64
+	traceID, unitOrd, unitSum, seq, finding                   sql.NullInt64
+	runSHA                                                    sql.NullString
+}
+
+func (c *scanned) dest() []any {
+	return []any{&c.ord, &c.flags, &c.modelCalls, &c.toolCalls, &c.tokens, &c.resets, &c.wallNS,
+		&c.reached, &c.matchN, &c.exact, &c.nameOnly, &c.orderIgn, &c.checksum, &c.blameID, &c.traceID,
+		&c.unitOrd, &c.runSHA, &c.unitSum, &c.seq, &c.finding}
+}
+
+// scan reads the items whose rows where (a condition on outcomes o; ""
+// for every item) selects, in plan order, checks each and hands it to fn.
+// The item is only valid during the call.
+func (s *store) scan(nm *names, where string, args []any, fn func(*storedItem) error) error {
+	q := scanSQL
+	if where != "" {
+		q += " WHERE " + where
+	}
+	rows, err := s.db.Query(q+" ORDER BY o.ord, f.seq", args...)
+	if err != nil {
+		return fmt.Errorf("read stored items: %w", err)
+	}
+	defer rows.Close()
+	var (
+		head    scanned // the current item's first row
+		cur     storedItem
+		have    bool
+		scratch []byte
+		c       scanned
+		dest    = c.dest()
+	)
+	finish := func() error {
+		if !have {
+			return nil
+		}
+		have = false
+		if err := s.checkItem(&cur, &head, &scratch); err != nil {
+			return err
+		}
+		return fn(&cur)
+	}
+	for rows.Next() {
+		c = scanned{}
+		if err := rows.Scan(dest...); err != nil {
+			return damaged("outcomes row %d: %s", c.ord, scanProblem(err))
+		}
+		if !have || c.ord != head.ord {
+			if err := finish(); err != nil {
+				return err
+			}
+			head, have = c, true
+			if err := s.startItem(nm, &cur, &c); err != nil {
+				return err
+			}
+		}
+		if !c.seq.Valid {
+			continue
+		}
+		e, ok := nm.findings[c.finding.Int64]
+		if !ok {
+			return damaged("item_findings row (%d, %d) names finding %d, which finding_texts lacks", c.ord, c.seq.Int64, c.finding.Int64)
+		}
+		if c.seq.Int64 != int64(len(cur.findings)) {
+			return damaged("item_findings row (%d, %d): want seq %d", c.ord, c.seq.Int64, len(cur.findings))
+		}
+		cur.findings = append(cur.findings, e.f)
+		cur.evidence = append(cur.evidence, e.evidence)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read stored items: %w", err)
+	}
+	return finish()
+}
+
+// startItem fills it from an item's first row, naming its keys: its
+// unit's build, scenario and trial follow from the unit's place.
+func (s *store) startItem(nm *names, it *storedItem, c *scanned) error {
+	*it = storedItem{ord: int(c.ord), unit: int(c.ord) / s.slots, findings: it.findings[:0], evidence: it.evidence[:0]}
+	perBuild := len(nm.scenarios) * nm.trials
+	b, sc, d, t := it.unit/max(perBuild, 1), it.unit/max(nm.trials, 1)%max(len(nm.scenarios), 1), int(c.ord)%s.slots, it.unit%max(nm.trials, 1)+1
+	if c.ord < 0 || b >= len(nm.builds) || perBuild == 0 {
+		return damaged("outcomes row %d is outside the run's %d builds", c.ord, len(nm.builds))
+	}
+	if c.flags < 0 || c.flags > 15 {
+		return damaged("outcomes row %d: flags %d: want 0 to 15", c.ord, c.flags)
+	}
+	seed, ok := nm.seeds[[2]int{sc, t}]
+	if !ok {
+		return damaged("trials lacks scenario %d, trial %d", sc, t)
+	}
+	bi := nm.builds[b]
+	x := &it.item
+	*x = reports.Item{Build: bi.ID, Class: bi.Class, Location: bi.Location, Design: nm.designs[d],
+		Scenario: nm.scenarios[sc].id, Category: nm.scenarios[sc].category, Trial: t, Seed: seed,
+		Flagged: c.flags&1 != 0, Slipped: c.flags&2 != 0, Faulted: c.flags&4 != 0, Success: c.flags&8 != 0,
+		Cost:   mission.Cost{ModelCalls: int(c.modelCalls), ToolCalls: int(c.toolCalls), Tokens: int(c.tokens), SandboxResets: int(c.resets)},
+		WallNS: c.wallNS, Reached: int(c.reached),
+		MatchN: int(c.matchN), MatchExact: int(c.exact), MatchNameOnly: int(c.nameOnly), MatchOrderIgnored: int(c.orderIgn)}
+	if d == 0 {
+		if !c.unitOrd.Valid {
+			return damaged("outcomes row %d (%s): units lacks its unit %d", c.ord, it.id(), it.unit)
+		}
+		x.TraceHash = c.runSHA.String
+	}
+	bl, ok := nm.blames[c.blameID]
+	if !ok {
+		return damaged("outcomes row %d (%s) names blame %d, which blames lacks", c.ord, it.id(), c.blameID)
+	}
+	x.Blame, it.blame = bl.blame, bl.text
+	if c.traceID.Valid {
+		tr, ok := nm.traces[c.traceID.Int64]
+		if !ok {
+			return damaged("outcomes row %d (%s) names trace %d, which traces lacks", c.ord, it.id(), c.traceID.Int64)
+		}
+		it.traceSHA, it.traceSize, it.traceStored = tr.sha, tr.size, tr.stored
+	}
+	return nil
+}
+
+// checkItem checks an item read whole against its checksums: its
+// outcomes row's (which covers its blame, findings and kept trace's hash)
+// and, for an observation run, its unit's.
+func (s *store) checkItem(it *storedItem, c *scanned, scratch *[]byte) error {
+	x := &it.item
+	x.Findings = len(it.findings)
+	r := row{ord: it.ord, item: *x, findings: it.findings, traceSHA: it.traceSHA, blame: it.blame, evidence: it.evidence}
+	if r.outcomeChecksum(scratch) != c.checksum {
+		return damaged("outcomes row %d (%s) does not match its checksum: the row, or its item_findings rows, changed", it.ord, it.id())
+	}
+	if x.Design == "" {
+		*scratch = appendUnitSum((*scratch)[:0], it.unit, c.runSHA.String)
+		if checksum(*scratch) != c.unitSum.Int64 {
+			return damaged("units row %d (%s) does not match its checksum", it.unit, it.id())
+		}
+	}
+	return nil
+}
+
+// checked opens the way to reading: the store's names and dictionaries,
+// every dictionary row checked.
+func (s *store) checked() (*names, error) {
+	nm, err := s.readNames()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.readDictionaries(nm); err != nil {
+		return nil, err
+	}
+	return nm, nil
+}
+
+// done checks every stored item and reports which of the plan's items
+// are stored. The set is one bit per planned item, so it stays small
+// however many items a run has.
+func (s *store) done(pl *plan) (bitset, int, error) {
+	nm, err := s.checked()
+	if err != nil {
+		return nil, 0, err
+	}
+	set := newBitset(pl.total())
+	n := 0
+	err = s.scan(nm, "", nil, func(it *storedItem) error {
+		if it.ord < 0 || it.ord >= pl.total() {
+			return damaged("outcomes row %d is outside the plan's %d items", it.ord, pl.total())
+		}
+		set.set(it.ord) // ord is the table's key: each item is stored once
+		n++
+		return nil
+	})
+	return set, n, err
+}
+
+// stream reads every stored item in plan order (the clean build, first
+// in every plan, before the mutants: the order aggregation needs whatever
+// order the items were written in), checks it and hands it to fn. Only one
+// row is held at a time.
+func (s *store) stream(fn func(reports.Item) error) error {
+	nm, err := s.checked()
+	if err != nil {
+		return err
+	}
+	return s.scan(nm, "", nil, func(it *storedItem) error { return fn(it.item) })
+}
+
+// count returns how many items are stored.
+func (s *store) count() (int, error) {
+	var n int
+	err := s.db.QueryRow("SELECT count(*) FROM outcomes").Scan(&n)
+	return n, err
+}
+
+// item reads item id, stored at ord, checked; nil when it is not stored.
+func (s *store) item(ord int, id string) (*storedItem, error) {
+	nm, err := s.checked()
+	if err != nil {
+		return nil, err
+	}
+	var out *storedItem
+	err = s.scan(nm, "o.ord = ?", []any{int64(ord)}, func(it *storedItem) error {
+		if got := it.id(); got != id {
+			return damaged("outcomes row %d holds %s, the plan places %s there", ord, got, id)
+		}
+		cp := *it
+		cp.findings = append([]designs.Finding(nil), it.findings...)
+		out = &cp
+		return nil
+	})
+	return out, err
+}
+
+// trace reads a stored trace by hash and checks it against the hash; nil
+// when only the hash is kept.
+func (s *store) trace(sha string) ([]byte, error) {
+	var gz []byte
+	var id int64
+	err := s.db.QueryRow("SELECT id, data FROM traces WHERE sha256 = ?", sha).Scan(&id, &gz)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && gz == nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read trace %s: %w", short(sha), err)
+	}
+	var buf bytes.Buffer
+	if err := gunzip(&buf, nil, gz); err != nil {
+		return nil, damaged("traces row %d (%s): %v", id, short(sha), err)
+	}
+	if got := sha256.Sum256(buf.Bytes()); hex.EncodeToString(got[:]) != sha {
+		return nil, damaged("traces row %d: its bytes hash to %s, the row says %s", id, short(hex.EncodeToString(got[:])), short(sha))
+	}
+	return buf.Bytes(), nil
+}
+
+// gunzip decompresses gz into buf with zr (a new reader when nil).
+func gunzip(buf *bytes.Buffer, zr *gzip.Reader, gz []byte) error {
+	var err error
+	if zr == nil {
+		zr, err = gzip.NewReader(bytes.NewReader(gz))
+	} else {
+		err = zr.Reset(bytes.NewReader(gz))
+	}
+	if err != nil {
+		return err
+	}
+	buf.Reset()
+	_, err = io.Copy(buf, zr)
+	return err
+}

@@ -1,0 +1,573 @@
+package experiment
+
+import (
+	"cmp"
+	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/baton-lab/baton/designs"
+	"github.com/baton-lab/baton/internal/jsontext"
+	"github.com/baton-lab/baton/reports"
+)
+
+// row is one item as the writer stores it. ord is its place in the plan
+// (see [itemIndex]); traceSHA names the item's kept trace ("" when none is
+// kept) and traceLen its size; traceGZ carries its gzipped bytes the first
+// time a unit sends it.
+type row struct {
+	ord      int
+	id       string
+	item     reports.Item
+	findings []designs.Finding
+	traceSHA string
+	traceLen int
+	traceGZ  []byte
+	// traceLine is the item's line of traces/<build>.jsonl, when a fresh
+	// sweep writes the kept traces as it goes (see [liveTraces]).
+	traceLine []byte
+
+	// What seal fills on the worker, so that the writer only looks up
+	// and binds.
+	sealed   bool
+	blame    string   // the blame as JSON
+	evidence []string // each finding's evidence as JSON
+	keys     []string // each finding's key in the findings dictionary
+	checksum int64
+	// unit is set on the first item a unit stores (its observation run,
+	// slot 0): the unit's units row goes with it.
+	unit         bool
+	unitChecksum int64
+}
+
+// seal prepares r for the writer: the JSON of its blame and evidence, its
+// findings' dictionary keys and its checksums. u is r's unit; scratch is
+// the worker's buffer.
+func (r *row) seal(u unit, scratch *[]byte) {
+	it := &r.item
+	r.blame = "[]"
+	if len(it.Blame) > 0 {
+		r.blame = string(appendStrings((*scratch)[:0], it.Blame))
+	}
+	r.evidence, r.keys = nil, nil
+	if n := len(r.findings); n > 0 {
+		r.evidence, r.keys = make([]string, n), make([]string, n)
+		for i := range r.findings {
+			f := &r.findings[i]
+			r.evidence[i] = string(appendEvidence((*scratch)[:0], f.Evidence))
+			r.keys[i] = findingKey(f.Rule, f.Message, string(f.Location), r.evidence[i])
+		}
+	}
+	r.checksum = r.outcomeChecksum(scratch)
+	if r.item.Design == "" {
+		r.unit = true
+		*scratch = appendUnitSum((*scratch)[:0], u.index, it.TraceHash)
+		r.unitChecksum = checksum(*scratch)
+	}
+	r.sealed = true
+}
+
+// outcomeChecksum is the checksum of r's outcomes row, its blame, its
+// findings and its kept trace's hash: what a reader recomputes from the
+// row and the dictionary rows it refers to.
+func (r *row) outcomeChecksum(scratch *[]byte) int64 {
+	it := &r.item
+	b := (*scratch)[:0]
+	b = append(b, 'o')
+	for _, v := range [...]int64{int64(r.ord), b2n(it.Flagged), int64(it.Findings),
+		int64(it.Cost.ModelCalls), int64(it.Cost.ToolCalls), int64(it.Cost.Tokens), int64(it.Cost.SandboxResets), it.WallNS,
+		b2n(it.Slipped), b2n(it.Faulted), int64(it.Reached), b2n(it.Success),
+		int64(it.MatchN), int64(it.MatchExact), int64(it.MatchNameOnly), int64(it.MatchOrderIgnored)} {
+		b = binary.AppendVarint(b, v)
+	}
+	b = appendField(b, r.blame)
+	b = appendField(b, r.traceSHA)
+	for i := range r.findings {
+		f := &r.findings[i]
+		b = appendField(appendField(appendField(appendField(b, f.Rule), f.Message), string(f.Location)), r.evidence[i])
+	}
+	*scratch = b
+	return checksum(b)
+}
+
+// crcTable is the Castagnoli polynomial's table: CRC-32C, which the CPU
+// computes (SSE 4.2, ARMv8), is the checksum of every row of runs.db.
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// checksum is the CRC-32C of b.
+func checksum(b []byte) int64 { return int64(crc32.Checksum(b, crcTable)) }
+
+// appendField appends s, its length first.
+func appendField(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendUnitSum(b []byte, ord int, runSHA string) []byte {
+	b = binary.AppendVarint(append(b, 'u'), int64(ord))
+	return appendField(b, runSHA)
+}
+
+func blameChecksum(id int64, blame string) int64 {
+	return checksum(appendField(binary.AppendVarint([]byte{'b'}, id), blame))
+}
+
+func findingChecksum(id int64, rule, message, location, evidence string) int64 {
+	b := binary.AppendVarint([]byte{'f'}, id)
+	return checksum(appendField(appendField(appendField(appendField(b, rule), message), location), evidence))
+}
+
+func traceChecksum(id int64, sha string, size int64, stored bool) int64 {
+	b := binary.AppendVarint([]byte{'t'}, id)
+	b = appendField(b, sha)
+	b = binary.AppendVarint(b, size)
+	return checksum(binary.AppendVarint(b, b2n(stored)))
+}
+
+// findingKey is a finding's key in the writer's dictionary: its four
+// texts, each after its length.
+func findingKey(rule, message, location, evidence string) string {
+	b := make([]byte, 0, len(rule)+len(message)+len(location)+len(evidence)+8)
+	return string(appendField(appendField(appendField(appendField(b, rule), message), location), evidence))
+}
+
+func b2n(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// writer is the single goroutine that owns inserts: workers send it the
+// rows of a unit; it commits every batch rows.
+type writer struct {
+	s        *store
+	ch       chan []row
+	batch    int
+	progress func(n int)
+	observe  func(rows []row) error
+	done     chan struct{}
+	err      error
+	written  int
+	dict     *dictionaries
+}
+
+// dictionaries are the writer's maps of what runs.db's dictionary tables
+// hold, so that each distinct blame, finding and trace is stored once.
+type dictionaries struct {
+	blames   map[string]int64
+	findings map[string]int64
+	traces   map[string]traceRef
+	next     struct{ blame, finding, trace int64 }
+}
+
+// traceRef is a trace's row in the traces table.
+type traceRef struct {
+	id     int64
+	stored bool // the bytes are stored, not only the hash
+}
+
+// DefaultBatch is the rows per run store transaction when Options.Batch is
+// 0: fewer commits cost the writer less (each rewrites the pages it
+// touched into the write-ahead log), and an interrupted sweep loses at
+// most one batch, which a resume re-runs.
+const DefaultBatch = 4000
+
+// writerQueue is how many hand-overs of rows (sendRows each) wait for the
+// writer: about 1,000 rows, enough that a lone worker goes on computing
+// while the writer commits a batch (about 30 ms for DefaultBatch rows, in
+// which it finishes some 600 items), and few enough that the rows waiting
+// for a writer that competes with two workers for two cores hold little.
+const writerQueue = 16
+
+// startWriter starts the writer. progress, if not nil, is called from the
+// writer goroutine with the count of rows received so far; observe, if not
+// nil, is handed every batch of rows received, on the same goroutine,
+// before they are stored: an error from it stops the writer like a failed
+// insert.
+func (s *store) startWriter(batch int, progress func(n int), observe func(rows []row) error) *writer {
+	if batch < 1 {
+		batch = DefaultBatch
+	}
+	w := &writer{s: s, ch: make(chan []row, writerQueue), batch: batch, progress: progress, observe: observe, done: make(chan struct{})}
+	go w.loop()
+	return w
+}
+
+// send hands rows to the writer. It never blocks on a failed writer for
+// long: after a failure the writer drains and drops.
+func (w *writer) send(rows []row) { w.ch <- rows }
+
+// close stops the writer after every sent row is committed.
+func (w *writer) close() error {
+	close(w.ch)
+	<-w.done
+	return w.err
+}
+
+const (
+	unitColumns    = "ord, run_sha256, checksum"
+	unitParams     = 3
+	outcomeColumns = "ord, flags, blame, model_calls, tool_calls, tokens, sandbox_resets, wall_ns, reached, match_n, match_exact, match_name_only, match_order_ignored, trace, checksum"
+	outcomeParams  = 15
+	findingColumns = "item, seq, finding"
+	findingParams  = 3
+	// chunk is the rows per multi-row INSERT: one statement step binds
+	// many rows, which costs much less per row than one step each.
+	chunk = 32
+)
+
+// insertSQL returns a multi-row INSERT of n rows.
+func insertSQL(table, columns string, params, n int) string {
+	one := "(" + strings.Repeat("?, ", params-1) + "?)"
+	return "INSERT INTO " + table + "(" + columns + ") VALUES " + strings.TrimSuffix(strings.Repeat(one+", ", n), ", ")
+}
+
+// stmts are the writer's prepared statements: a single-row and a chunk-row
+// insert per table the sweep appends to, and the dictionaries' inserts.
+type stmts struct {
+	units, outcomes, findings     [2]*sql.Stmt
+	blame, finding, trace, stored *sql.Stmt
+}
+
+func (w *writer) prepare() (*stmts, error) {
+	st := &stmts{}
+	for _, p := range []struct {
+		dst **sql.Stmt
+		sql string
+	}{
+		{&st.units[0], insertSQL("units", unitColumns, unitParams, 1)},
+		{&st.units[1], insertSQL("units", unitColumns, unitParams, chunk)},
+		{&st.outcomes[0], insertSQL("outcomes", outcomeColumns, outcomeParams, 1)},
+		{&st.outcomes[1], insertSQL("outcomes", outcomeColumns, outcomeParams, chunk)},
+		{&st.findings[0], insertSQL("item_findings", findingColumns, findingParams, 1)},
+		{&st.findings[1], insertSQL("item_findings", findingColumns, findingParams, chunk)},
+		{&st.blame, "INSERT INTO blames(id, blame, checksum) VALUES(?, ?, ?)"},
+		{&st.finding, "INSERT INTO finding_texts(id, rule, message, location, evidence, checksum) VALUES(?, ?, ?, ?, ?, ?)"},
+		{&st.trace, "INSERT INTO traces(id, sha256, size, data, checksum) VALUES(?, ?, ?, ?, ?)"},
+		{&st.stored, "UPDATE traces SET data = ?, checksum = ? WHERE id = ?"},
+	} {
+		s, err := w.s.db.Prepare(p.sql)
+		if err != nil {
+			st.close()
+			return nil, err
+		}
+		*p.dst = s
+	}
+	return st, nil
+}
+
+func (st *stmts) close() {
+	for _, s := range []*sql.Stmt{st.units[0], st.units[1], st.outcomes[0], st.outcomes[1], st.findings[0], st.findings[1],
+		st.blame, st.finding, st.trace, st.stored} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+func (w *writer) loop() {
+	defer close(w.done)
+	st, err := w.prepare()
+	if err == nil {
+		defer st.close()
+		w.dict, err = w.s.writerDictionaries()
+	}
+	if err != nil {
+		w.err = fmt.Errorf("run store writer: %w", err)
+	}
+	var pending []row
+	for rows := range w.ch {
+		if w.err != nil {
+			continue // drain so workers never block
+		}
+		if w.observe != nil {
+			if w.err = w.observe(rows); w.err != nil {
+				continue
+			}
+		}
+		pending = append(pending, rows...)
+		w.written += len(rows)
+		if len(pending) >= w.batch {
+			w.err = w.flush(st, pending)
+			clear(pending)
+			pending = pending[:0]
+		}
+		if w.progress != nil && w.err == nil {
+			w.progress(w.written)
+		}
+	}
+	if w.err == nil && len(pending) > 0 {
+		w.err = w.flush(st, pending)
+	}
+}
+
+// writerDictionaries reads what the dictionary tables hold (a resumed sweep
+// adds to them).
+func (s *store) writerDictionaries() (*dictionaries, error) {
+	d := &dictionaries{blames: map[string]int64{}, findings: map[string]int64{}, traces: map[string]traceRef{}}
+	err := eachRow(s.db, "SELECT id, blame FROM blames", func(sc func(...any) error) error {
+		var id int64
+		var blame string
+		if err := sc(&id, &blame); err != nil {
+			return err
+		}
+		d.blames[blame], d.next.blame = id, max(d.next.blame, id+1)
+		return nil
+	})
+	if err == nil {
+		err = eachRow(s.db, "SELECT id, rule, message, location, evidence FROM finding_texts", func(sc func(...any) error) error {
+			var id int64
+			var rule, msg, loc, ev string
+			if err := sc(&id, &rule, &msg, &loc, &ev); err != nil {
+				return err
+			}
+			d.findings[findingKey(rule, msg, loc, ev)], d.next.finding = id, max(d.next.finding, id+1)
+			return nil
+		})
+	}
+	if err == nil {
+		err = eachRow(s.db, "SELECT id, sha256, data IS NOT NULL FROM traces", func(sc func(...any) error) error {
+			var id int64
+			var sha string
+			var stored bool
+			if err := sc(&id, &sha, &stored); err != nil {
+				return err
+			}
+			d.traces[sha], d.next.trace = traceRef{id, stored}, max(d.next.trace, id+1)
+			return nil
+		})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read dictionaries: %w", err)
+	}
+	return d, nil
+}
+
+// eachRow runs query and calls fn with a scanner for each row.
+func eachRow(db *sql.DB, query string, fn func(scan func(...any) error) error, args ...any) error {
+	rows, err := db.Query(query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows.Scan); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// refs are a batch's dictionary ids, by position in the batch.
+type refs struct {
+	blame, trace []int64 // trace: -1 for none
+	findings     []int64 // every row's finding ids, in order
+}
+
+// flush writes rows in one transaction: first the dictionary entries the
+// rows bring, then units, outcomes and item findings, each in key order
+// (two workers' rows interleave, and inserting at two places of a table
+// costs more than appending).
+func (w *writer) flush(st *stmts, rows []row) error {
+	tx, err := w.s.db.Begin()
+	if err != nil {
+		return fmt.Errorf("run store writer: %w", err)
+	}
+	defer tx.Rollback()
+	slices.SortFunc(rows, func(a, b row) int { return cmp.Compare(a.ord, b.ord) })
+	var rf refs
+	if err := w.lookup(tx, st, rows, &rf); err != nil {
+		return fmt.Errorf("run store writer: %w", err)
+	}
+	args := make([]any, 0, chunk*outcomeParams)
+	var units []int
+	for i := range rows {
+		if rows[i].unit {
+			units = append(units, i)
+		}
+	}
+	err = insertChunked(tx, st.units, len(units), &args, func(k int, a []any) []any {
+		r := &rows[units[k]]
+		return append(a, int64(r.ord/w.s.slots), r.item.TraceHash, r.unitChecksum)
+	})
+	if err != nil {
+		return fmt.Errorf("run store writer: units from %s: %w", rows[0].id, err)
+	}
+	err = insertChunked(tx, st.outcomes, len(rows), &args, func(k int, a []any) []any {
+		return appendOutcomeArgs(a, &rows[k], rf.blame[k], rf.trace[k])
+	})
+	if err != nil {
+		return fmt.Errorf("run store writer: items from %s: %w", rows[0].id, err)
+	}
+	type fref struct{ row, seq int }
+	var frefs []fref
+	for i := range rows {
+		for j := range rows[i].findings {
+			frefs = append(frefs, fref{i, j})
+		}
+	}
+	err = insertChunked(tx, st.findings, len(frefs), &args, func(k int, a []any) []any {
+		return append(a, int64(rows[frefs[k].row].ord), int64(frefs[k].seq), rf.findings[k])
+	})
+	if err != nil {
+		return fmt.Errorf("run store writer: findings from %s: %w", rows[0].id, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("run store writer: commit: %w", err)
+	}
+	return nil
+}
+
+// insertChunked inserts n rows, chunk to a statement (stmt[1]) and the
+// rest one at a time (stmt[0]); args(k, a) appends row k's values to a.
+func insertChunked(tx *sql.Tx, stmt [2]*sql.Stmt, n int, buf *[]any, args func(k int, a []any) []any) error {
+	many, one := tx.Stmt(stmt[1]), tx.Stmt(stmt[0])
+	for i := 0; i < n; {
+		m := min(chunk, n-i)
+		s := many
+		if m < chunk {
+			m, s = 1, one
+		}
+		a := (*buf)[:0]
+		for k := i; k < i+m; k++ {
+			a = args(k, a)
+		}
+		*buf = a
+		if _, err := s.Exec(a...); err != nil {
+			return err
+		}
+		i += m
+	}
+	return nil
+}
+
+// lookup finds, in key order, each row's blame, finding and trace ids,
+// adding to the dictionaries what is new.
+func (w *writer) lookup(tx *sql.Tx, st *stmts, rows []row, rf *refs) error {
+	d := w.dict
+	rf.blame, rf.trace = make([]int64, len(rows)), make([]int64, len(rows))
+	for i := range rows {
+		r := &rows[i]
+		if !r.sealed {
+			return fmt.Errorf("item %s: row not sealed", r.id)
+		}
+		id, ok := d.blames[r.blame]
+		if !ok {
+			id = d.next.blame
+			d.next.blame++
+			if _, err := tx.Stmt(st.blame).Exec(id, r.blame, blameChecksum(id, r.blame)); err != nil {
+				return fmt.Errorf("blame of %s: %w", r.id, err)
+			}
+			d.blames[r.blame] = id
+		}
+		rf.blame[i] = id
+		for j, key := range r.keys {
+			id, ok := d.findings[key]
+			if !ok {
+				f := &r.findings[j]
+				id = d.next.finding
+				d.next.finding++
+				sum := findingChecksum(id, f.Rule, f.Message, string(f.Location), r.evidence[j])
+				if _, err := tx.Stmt(st.finding).Exec(id, f.Rule, f.Message, string(f.Location), r.evidence[j], sum); err != nil {
+					return fmt.Errorf("finding of %s: %w", r.id, err)
+				}
+				d.findings[key] = id
+			}
+			rf.findings = append(rf.findings, id)
+		}
+		tid, err := w.traceID(tx, st, r)
+		if err != nil {
+			return fmt.Errorf("trace of %s: %w", r.id, err)
+		}
+		rf.trace[i] = tid
+	}
+	return nil
+}
+
+// traceID returns the id of r's kept trace (-1 for none), storing its
+// hash, and its bytes when r carries them and they are not stored yet.
+func (w *writer) traceID(tx *sql.Tx, st *stmts, r *row) (int64, error) {
+	if r.traceSHA == "" {
+		return -1, nil
+	}
+	d := w.dict
+	ref, ok := d.traces[r.traceSHA]
+	stored := r.traceGZ != nil
+	switch {
+	case !ok:
+		ref = traceRef{d.next.trace, stored}
+		d.next.trace++
+		var data any // NULL: the hash only
+		if stored {
+			data = r.traceGZ
+		}
+		sum := traceChecksum(ref.id, r.traceSHA, int64(r.traceLen), stored)
+		if _, err := tx.Stmt(st.trace).Exec(ref.id, r.traceSHA, int64(r.traceLen), data, sum); err != nil {
+			return 0, err
+		}
+		d.traces[r.traceSHA] = ref
+	case stored && !ref.stored:
+		sum := traceChecksum(ref.id, r.traceSHA, int64(r.traceLen), true)
+		if _, err := tx.Stmt(st.stored).Exec(r.traceGZ, sum, ref.id); err != nil {
+			return 0, err
+		}
+		ref.stored = true
+		d.traces[r.traceSHA] = ref
+	}
+	return ref.id, nil
+}
+
+// appendOutcomeArgs appends the outcomeColumns values of r. Integers go as
+// int64, the driver's own type, which database/sql passes on unconverted.
+func appendOutcomeArgs(args []any, r *row, blame, trace int64) []any {
+	it := &r.item
+	var tr any // NULL: no trace kept
+	if trace >= 0 {
+		tr = trace
+	}
+	i := func(n int) any { return int64(n) }
+	return append(args, int64(r.ord), flagBits(it), blame,
+		i(it.Cost.ModelCalls), i(it.Cost.ToolCalls), i(it.Cost.Tokens), i(it.Cost.SandboxResets), it.WallNS, i(it.Reached),
+		i(it.MatchN), i(it.MatchExact), i(it.MatchNameOnly), i(it.MatchOrderIgnored), tr, r.checksum)
+}
+
+// flagBits packs an item's booleans as outcomes.flags holds them: flagged
+// 1, slipped 2, faulted 4, success 8.
+func flagBits(it *reports.Item) int64 {
+	return b2n(it.Flagged) | b2n(it.Slipped)<<1 | b2n(it.Faulted)<<2 | b2n(it.Success)<<3
+}
+
+// appendEvidence appends e as encoding/json writes it with HTML escaping
+// off (TestStoreJSON): "intake->action", not "intake-\u003eaction".
+func appendEvidence(b []byte, e designs.Evidence) []byte {
+	b = append(b, `{"run":`...)
+	b = jsontext.AppendString(b, e.Run, false)
+	if e.Seq != 0 {
+		b = strconv.AppendInt(append(b, `,"seq":`...), int64(e.Seq), 10)
+	}
+	if e.Item != "" {
+		b = jsontext.AppendString(append(b, `,"item":`...), e.Item, false)
+	}
+	if e.Field != "" {
+		b = jsontext.AppendString(append(b, `,"field":`...), e.Field, false)
+	}
+	return append(b, '}')
+}
+
+// appendStrings appends ss as encoding/json writes a non-nil []string
+// with HTML escaping off.
+func appendStrings(b []byte, ss []string) []byte {
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsontext.AppendString(b, s, false)
+	}
+	return append(b, ']')
+}

@@ -1,0 +1,4 @@
+package reports
+
+// MissingFromHTML is missingFromHTML for the tests of package reports_test.
+var MissingFromHTML = missingFromHTML
