@@ -1,25 +1,12 @@
 package invoice
 
 import (
-	"bytes"
-	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/baton-lab/baton/mission"
 )
-
-func stdMarshal(tb testing.TB, v any) string {
-	tb.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		tb.Fatal(err)
-	}
-	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-}
 
 // FuzzParse: the parsers never panic, and what they read is stable.
 func FuzzParse(f *testing.F) {
