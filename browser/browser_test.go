@@ -20,6 +20,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/baton-lab/baton/experiment"
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/mission/invoice"
 	"github.com/baton-lab/baton/reports"
 )
 
@@ -191,7 +193,7 @@ func shot(t *testing.T, tb *tab, name string, a chromedp.Action[[]byte]) {
 func defaultRun(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "run")
-	sum, err := experiment.Run(context.Background(), experiment.Options{RunDir: dir, Trials: 2, TraceSample: 0.3, Logger: zerolog.Nop()})
+	sum, err := experiment.Run(context.Background(), experiment.Options{RunDir: dir, Trials: 2, TraceSample: 0.3, Logger: zerolog.Nop(), Missions: missions(t)})
 	if err != nil {
 		t.Fatalf("default run: %v", err)
 	}
@@ -204,7 +206,7 @@ func defaultRun(t *testing.T) string {
 		}
 		return out
 	}
-	cands, err := experiment.ReviewCandidates(dir, pick)
+	cands, err := experiment.ReviewCandidates(missions(t), dir, pick)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,4 +456,14 @@ func evilTrace(t *testing.T) []byte {
 		b.WriteString("\n")
 	}
 	return []byte(b.String())
+}
+
+// missions are the missions the test runs: the reference mission.
+func missions(tb testing.TB) *mission.Registry {
+	tb.Helper()
+	reg, err := mission.NewRegistry(invoice.New())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return reg
 }

@@ -1,6 +1,10 @@
 package contracts
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/baton-lab/baton/mission/invoice"
+)
 
 // BenchmarkCheckSemantic checks a typical intake->action hand-off (a
 // two-line USD invoice) at the strongest level: "uncached" is the check
@@ -47,7 +51,7 @@ func BenchmarkCheckSchema(b *testing.B) {
 }
 
 func BenchmarkDefaultParse(b *testing.B) {
-	srcs := DefaultSources()
+	srcs := Sources(invoice.Spec().Contracts)
 	b.ReportAllocs()
 	for b.Loop() {
 		for name, src := range srcs {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/baton-lab/baton/mission/invoice"
 )
 
 func TestDefaultCoversMissionEdges(t *testing.T) {
@@ -375,7 +377,7 @@ func TestCheckDoesNotCompile(t *testing.T) {
 		t.Fatal("no intake->action contract")
 	}
 	raw := marshal(t, invoiceExtracted())
-	src := DefaultSources()["intake-action.yaml"]
+	src := Sources(invoice.Spec().Contracts)["intake-action.yaml"]
 	// The uncached path: Check's memo would answer repeated bytes without
 	// checking anything.
 	check := testing.AllocsPerRun(20, func() {

@@ -6,18 +6,18 @@ for one item, at one of three strength levels.
 
 # Using it
 
-	set, err := contracts.Default()            // the reference mission's five edges
+	set, err := contracts.LoadFS(spec.Contracts, "mission/triage/contracts") // a mission's own
 	user, err := contracts.Load("my/contracts") // a file or a directory of *.yaml
-	set = set.Merge(user)                       // user edges replace default ones
+	set = set.Merge(user)                       // user edges replace the mission's
 	level, err := contracts.ParseLevel("semantic")
-	vs := set.Check("intake->action", raw, level)          // one message
-	vs = set.CheckSequence("intake->action", raws, level)  // one item's messages, in order
-	vs = set.CheckMessages(traceMessages, level)           // both, over a whole trace
+	vs := set.Check("supervisor->billing", raw, level)          // one message
+	vs = set.CheckSequence("supervisor->billing", raws, level)  // one item's messages, in order
+	vs = set.CheckMessages(traceMessages, level)                // both, over a whole trace
 
 [Set.Check] never panics: bytes that are not a JSON object give one
 violation with rule "json"; an edge without a contract gives one with rule
 "edge" (not an error, so that a design can report it like any finding). A
-[Violation] names the edge, rule id, level, field ("payload.lines[0].amount"),
+[Violation] names the edge, rule id, level, field ("payload.items[0].amount"),
 what was expected and what was got; [Set.CheckMessages] fills in Seq, the
 trace event's sequence number.
 
@@ -53,11 +53,11 @@ a field that already has a violation, and a rule that cannot be evaluated
 One YAML file per edge, decoded strictly: an unknown key, a duplicate key, a
 wrong type or a bad value is an error "file:line: path: problem" at load.
 
-	# contracts/default/intake-action.yaml (abridged)
-	edge: intake->action          # required, "from->to"
-	kind: invoice.extracted       # required, the envelope's kind
+	# mission/triage/contracts/supervisor-billing.yaml (an example)
+	edge: supervisor->billing     # required, "from->to"
+	kind: ticket.routed           # required, the envelope's kind
 	version: "1.0"                # required string, the envelope's schema_version
-	owner: action                 # required, the one owner of the next step
+	owner: billing                # required, the one owner of the next step
 	description: ...              # optional
 	per_item: one                 # one (default): one action per item; many: e.g. one exception per failed call
 	closed: false                 # true: undeclared payload fields are violations (rule "closed")
@@ -66,26 +66,26 @@ wrong type or a bad value is an error "file:line: path: problem" at load.
 	  values: [none, requested, escalated]    # default
 	  ref_required: [escalated]               # default when the block is absent
 	constants:                    # JSON-like values rules may read by name
-	  escalating_flags: [bank_account_changed, unknown_supplier]
+	  escalating_tags: [legal, chargeback]
 	  rate: {EUR: 1.0, USD: 0.92}
 	fields:                       # the payload's fields, in order
-	  doc_type: {type: string, required: true, enum: [invoice, credit_note, statement, out_of_scope, suspicious]}
-	  currency: {type: string, required: true, allow_empty: true, pattern: "^[A-Z]{3}$"}
-	  gross:    {type: number, required: true, minimum: 0}
-	  due_date: {type: string, required: true, format: date, allow_empty: true}
-	  flags:    {type: array, required: true, nullable: true, items: {type: string}}
-	  lines:
+	  topic:     {type: string, required: true, enum: [billing, technical, both]}
+	  currency:  {type: string, required: true, allow_empty: true, pattern: "^[A-Z]{3}$"}
+	  total:     {type: number, required: true, minimum: 0}
+	  opened_on: {type: string, required: true, format: date, allow_empty: true}
+	  tags:      {type: array, required: true, nullable: true, items: {type: string}}
+	  items:
 	    type: array
 	    items:
 	      type: object
 	      fields:
 	        amount: {type: number, required: true}
 	rules:
-	  - id: amounts-add-up        # lower-case id, unique in the file, not a built-in id
+	  - id: items-add-up          # lower-case id, unique in the file, not a built-in id
 	    level: semantic           # optional: schema, ownership or semantic (default)
-	    field: payload.gross      # optional: the reported field; default the first payload field read
-	    expr: abs(payload.net + payload.tax - payload.gross) <= 0.01
-	    message: net plus tax is not gross
+	    field: payload.total      # optional: the reported field; default the first payload field read
+	    expr: abs(sum(payload.items.map(i, i.amount)) - payload.total) <= 0.01
+	    message: the items do not add up to the total
 
 Field keys: type (string, number, integer, boolean, array, object or any;
 required), required, nullable (null is also accepted), description, enum,
@@ -112,22 +112,16 @@ payload.flags != null && payload.flags.exists(f, f == "x").
 At load every rule is compiled, type-checked to bool and checked to read
 only declared payload fields: payload.x, payload["x"], has(payload.x),
 nested declared objects and comprehension variables over a declared array
-(payload.lines.all(l, l.amount > 0.0)); an object without declared fields,
+(payload.items.all(i, i.amount > 0.0)); an object without declared fields,
 or of type any, is not followed. A failure is an error
 "file:line: rule <id>: ..." at the line of the offending expression.
 
 # Defaults
 
-[Default] returns the five contracts of the reference mission, embedded
-from contracts/default/*.yaml ([DefaultSources] gives them for copying).
-They encode the mission's decided semantics: every payload field the
-hand-off carries is present (values may be empty where the document has
-none), amounts are numbers >= 0 with net + tax = gross and lines adding up
-to net on invoices and credit notes, dates are YYYY-MM-DD, a suspicious
-document or an escalating flag asks for escalation, an unexplained variance
-is held and escalated, an approval stays within the 10000.00 EUR threshold
-at the fixed rate table and has its payment, an escalated decision names its
-ticket.
+A mission ships its default contracts as an fs.FS (its Spec.Contracts,
+*.yaml at the root, one per edge): [LoadFS] compiles them once per
+process, [Sources] gives them for copying. They encode the mission's
+decided semantics.
 
 [Set.Hash] is the SHA-256 of the sources by edge, so the same contracts
 give the same hash wherever they were read from.

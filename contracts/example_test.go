@@ -4,10 +4,11 @@ import (
 	"fmt"
 
 	"github.com/baton-lab/baton/contracts"
+	"github.com/baton-lab/baton/mission/invoice"
 )
 
 func Example() {
-	set, err := contracts.Default()
+	set, err := contracts.LoadFS(invoice.Spec().Contracts, "mission/invoice/contracts")
 	if err != nil {
 		panic(err)
 	}

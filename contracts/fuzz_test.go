@@ -3,10 +3,12 @@ package contracts
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/baton-lab/baton/mission/invoice"
 )
 
 func FuzzLoad(f *testing.F) {
-	for _, b := range DefaultSources() {
+	for _, b := range Sources(invoice.Spec().Contracts) {
 		f.Add(b)
 	}
 	f.Add([]byte(minimal))
@@ -38,7 +40,7 @@ func FuzzCheck(f *testing.F) {
 	f.Add("boundary->monitor", []byte(`{"payload":{"decision":"approved","currency":"XXX","gross":1e308,"amount_eur":-0}}`))
 	f.Add("intake->action", []byte(`{"next_owner":[1,null],"escalation":7,"idempotency_key":{}}`))
 	f.Add("nowhere", []byte(`null`))
-	s, err := Default()
+	s, err := LoadFS(invoice.Spec().Contracts, "mission/invoice/contracts")
 	if err != nil {
 		f.Fatal(err)
 	}

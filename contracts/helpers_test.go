@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/baton-lab/baton/mission/invoice"
 )
 
 // The reference mission's edges, as the BRIEF names them.
@@ -76,7 +78,7 @@ func marshal(tb testing.TB, m map[string]any) []byte {
 
 func defaults(tb testing.TB) *Set {
 	tb.Helper()
-	s, err := Default()
+	s, err := LoadFS(invoice.Spec().Contracts, "mission/invoice/contracts")
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/baton-lab/baton/mission/invoice"
 )
 
 const minimal = `edge: a->b
@@ -112,7 +114,7 @@ func TestLoadDirMergeHash(t *testing.T) {
 	// The embedded sources written to disk load to the same hash: the hash
 	// depends on contents, not paths.
 	dir := t.TempDir()
-	for name, b := range DefaultSources() {
+	for name, b := range Sources(invoice.Spec().Contracts) {
 		writeFile(t, dir, name, string(b))
 	}
 	disk, err := Load(dir)
@@ -128,7 +130,7 @@ func TestLoadDirMergeHash(t *testing.T) {
 
 	// A user's contract for one edge: Load returns only it; Merge puts it
 	// over the defaults.
-	src := string(DefaultSources()["intake-action.yaml"])
+	src := string(Sources(invoice.Spec().Contracts)["intake-action.yaml"])
 	src = strings.Replace(src, "gross:          {type: number, required: true, minimum: 0}", "gross:          {type: number, required: true, minimum: 0, maximum: 1000}", 1)
 	user := t.TempDir()
 	writeFile(t, user, "intake-action.yaml", src)

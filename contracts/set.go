@@ -2,7 +2,6 @@ package contracts
 
 import (
 	"crypto/sha256"
-	"embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"sync"
@@ -53,7 +53,7 @@ func (s *Set) seal() {
 
 // Load reads contracts from files and directories (every *.yaml and *.yml
 // directly inside, in name order). It returns only what it read; use
-// [Set.Merge] to put a user's contracts over [Default].
+// [Set.Merge] to put a user's contracts over a mission's ([LoadFS]).
 func Load(paths ...string) (*Set, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("load contracts: no paths")
@@ -98,48 +98,74 @@ func Load(paths ...string) (*Set, error) {
 	return s, nil
 }
 
-//go:embed default/*.yaml
-var defaultFS embed.FS
+// LoadFS reads the contracts *.yaml directly inside fsys's root (a
+// mission's default contracts), in name order; name prefixes their file
+// names in errors ("mission/triage/contracts"). A set read from one fsys
+// pointer (what fs.Sub returns) is compiled once per process: later calls
+// with the same pointer return the same immutable set.
+func LoadFS(fsys fs.FS, name string) (*Set, error) {
+	key := fsKey{fsys, name}
+	if cacheable(fsys) {
+		if s, ok := fsSets.Load(key); ok {
+			return s.(*Set), nil
+		}
+	}
+	s, err := loadFS(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("load contracts: %w", err)
+	}
+	if cacheable(fsys) {
+		actual, _ := fsSets.LoadOrStore(key, s)
+		s = actual.(*Set)
+	}
+	return s, nil
+}
 
-// defaultSet compiles the embedded contracts once per process.
-var defaultSet = sync.OnceValues(func() (*Set, error) {
-	names, err := fs.Glob(defaultFS, "default/*.yaml")
+// fsSets caches the compiled sets of LoadFS by file system and name: a
+// mission's contracts are compiled once, not once per design evaluation.
+var fsSets sync.Map // fsKey -> *Set
+
+type fsKey struct {
+	fsys fs.FS
+	name string
+}
+
+// cacheable reports whether LoadFS caches fsys's set: a pointer (what
+// fs.Sub returns, and what a mission's spec holds) identifies its files.
+func cacheable(fsys fs.FS) bool {
+	return fsys != nil && reflect.TypeOf(fsys).Kind() == reflect.Pointer
+}
+
+func loadFS(fsys fs.FS, name string) (*Set, error) {
+	names, err := fs.Glob(fsys, "*.yaml")
 	if err != nil {
 		return nil, err
 	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s: no *.yaml files", name)
+	}
 	var cs []*Contract
 	for _, n := range names {
-		src, err := defaultFS.ReadFile(n)
+		src, err := fs.ReadFile(fsys, n)
 		if err != nil {
 			return nil, err
 		}
-		c, err := Parse(path.Join("contracts", n), src)
+		c, err := Parse(path.Join(name, n), src)
 		if err != nil {
 			return nil, err
 		}
 		cs = append(cs, c)
 	}
 	return NewSet(cs...)
-})
-
-// Default returns the embedded contracts of the reference mission, one per
-// edge, written in the same format as a user's. They are compiled on the
-// first call; later calls return the same immutable set.
-func Default() (*Set, error) {
-	s, err := defaultSet()
-	if err != nil {
-		return nil, fmt.Errorf("default contracts: %w", err)
-	}
-	return s, nil
 }
 
-// DefaultSources returns the embedded contract files by name, for a user
-// to copy and edit.
-func DefaultSources() map[string][]byte {
+// Sources returns the contract files *.yaml of fsys's root by name, for a
+// user to copy and edit.
+func Sources(fsys fs.FS) map[string][]byte {
 	out := map[string][]byte{}
-	names, _ := fs.Glob(defaultFS, "default/*.yaml")
+	names, _ := fs.Glob(fsys, "*.yaml")
 	for _, n := range names {
-		b, _ := defaultFS.ReadFile(n)
+		b, _ := fs.ReadFile(fsys, n)
 		out[path.Base(n)] = b
 	}
 	return out

@@ -155,7 +155,7 @@ var AllResolutions = []Resolution{ResolutionResolved, ResolutionEscalated, Resol
 func (r Resolution) String() string { return string(r) }
 
 // Effect is one external side effect attempted (a write to a system
-// outside the agents: a refund, a payment, a message sent).
+// outside the agents: a refund, a transfer, a message sent).
 type Effect struct {
 	ID    string `json:"id"`
 	Agent string `json:"agent"`

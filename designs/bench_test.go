@@ -1,10 +1,12 @@
 package designs
 
 import (
+	"context"
 	"testing"
 
 	"github.com/baton-lab/baton/contracts"
 	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/mission/invoice"
 	"github.com/baton-lab/baton/sandbox"
 )
 
@@ -12,9 +14,9 @@ import (
 // few percent of tool calls fail in some way, and agents rarely slip.
 var benchEnv = mission.Env{
 	Profile: mission.Profile{
-		mission.Intake:   {mission.Misclassify: 0.001, mission.Misread: 0.001, mission.Misroute: 0.001},
-		mission.Action:   {mission.Misroute: 0.001},
-		mission.Boundary: {mission.SkipLookup: 0.001, mission.Misroute: 0.001},
+		invoice.Intake:   {invoice.Misclassify: 0.001, invoice.Misread: 0.001, mission.Misroute: 0.001},
+		invoice.Action:   {mission.Misroute: 0.001},
+		invoice.Boundary: {invoice.SkipLookup: 0.001, mission.Misroute: 0.001},
 	},
 	Faults: sandbox.FaultRates{
 		"*": {
@@ -30,11 +32,11 @@ var benchEnv = mission.Env{
 // build, golden expectations prepared once as a sweep does. Each
 // iteration is another trial seed.
 func BenchmarkEvaluate(b *testing.B) {
-	set, err := contracts.Default()
+	set, err := invoiceContracts()
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := mission.Reference()
+	m := invoice.New()
 	for _, id := range []string{"S01", "S43"} {
 		sc := scenarioByID(b, id)
 		golden, err := PrepareGolden(m, sc)
@@ -59,11 +61,11 @@ func BenchmarkEvaluate(b *testing.B) {
 // packages a core's golden result into wire bytes and the bytes are checked
 // against the edge's contract at the semantic level.
 func BenchmarkEmitCheck(b *testing.B) {
-	set, err := contracts.Default()
+	set, err := invoiceContracts()
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := mission.Reference()
+	m := invoice.New()
 	sc := scenarioByID(b, "S01")
 	golden, err := PrepareGolden(m, sc)
 	if err != nil {
@@ -71,33 +73,36 @@ func BenchmarkEmitCheck(b *testing.B) {
 	}
 	var g mission.Golden
 	for _, x := range golden {
-		if x.Agent == mission.Intake {
+		if x.Agent == invoice.Intake {
 			g = x
 		}
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		raw, err := m.Emit(mission.Clean(), mission.IntakeToAction, g.Item, g.Result)
+		raw, err := m.Emit(mission.Clean(), invoice.IntakeToAction, g.Item, g.Result)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if vs := set.Check(mission.IntakeToAction.String(), raw, contracts.LevelSemantic); len(vs) != 0 {
+		if vs := set.Check(invoice.IntakeToAction.String(), raw, contracts.LevelSemantic); len(vs) != 0 {
 			b.Fatal(vs)
 		}
 	}
 }
 
-// BenchmarkSameJSON compares an agent's structured result with golden, as
+// BenchmarkResultVerdict compares an agent's structured result with golden, as
 // design A's scorecard does for every agent-item.
-func BenchmarkSameJSON(b *testing.B) {
-	m := mission.Reference()
+func BenchmarkResultVerdict(b *testing.B) {
+	m := invoice.New()
 	sc := scenarioByID(b, "S01")
 	golden, err := PrepareGolden(m, sc)
 	if err != nil {
 		b.Fatal(err)
 	}
 	g := golden[0]
-	got := m.RunCore(mission.Clean(), g.Agent, sc, g.Input, 1, mission.Env{})
+	got, err := m.RunCore(context.Background(), mission.Clean(), g.Agent, sc, g.Input, 1, mission.Env{})
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
 		if resultVerdict(g.Result, got.Result) != resultCorrect {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/baton-lab/baton/contracts"
+	"github.com/baton-lab/baton/internal/jsontext"
 	"github.com/baton-lab/baton/mission"
 )
 
@@ -20,10 +21,13 @@ var PerAgentContracts = Design{
 		"the golden wire messages, every message checked against its edge's contract (required fields, " +
 		"types, owner of the next step, idempotency key, escalation state, cross-field rules). " +
 		"A contract violation blames its edge; A's findings keep their agent blame.",
-	Evaluate: func(in Input) Verdict {
+	Evaluate: func(in Input) (Verdict, error) {
 		start := time.Now()
 		var v Verdict
-		outcomes := runAgents(in, &v)
+		outcomes, err := runAgents(in, &v)
+		if err != nil {
+			return v, err
+		}
 		if in.Contracts == nil {
 			v.Findings = append(v.Findings, Finding{Rule: "harness.contracts", Message: "design C needs a contract set"})
 		} else {
@@ -33,7 +37,7 @@ var PerAgentContracts = Design{
 			}
 		}
 		finish(&v, start)
-		return v
+		return v, nil
 	},
 }
 
@@ -66,21 +70,18 @@ func checkEmitted(in Input, o coreOutcome, v *Verdict) {
 // agent receives, and checks the parsed view against the edge's contract.
 func checkParsed(in Input, g mission.Golden, v *Verdict) {
 	for _, raw := range g.Input.Messages {
-		edge, ok := envelopeEdge(raw)
+		e, ok := mission.EnvelopeEdge(raw)
 		if !ok {
 			continue
 		}
-		e, err := mission.ParseEdge(edge)
-		if err != nil {
-			continue
-		}
+		edge := e.String()
 		runID := "parse:" + edge + ":" + g.Item
 		h, err := in.Mission.Parse(in.Build, e, raw)
 		if err != nil {
 			addContract(v, contracts.Violation{Edge: edge, Rule: "parse", Message: err.Error()}, runID, g.Item, false)
 			continue
 		}
-		view, ok := mission.AppendJSON(nil, h)
+		view, ok := jsontext.AppendValue(nil, h)
 		if !ok {
 			if view, err = json.Marshal(h); err != nil {
 				continue

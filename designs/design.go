@@ -7,20 +7,40 @@
 package designs
 
 import (
+	"context"
+
 	"github.com/baton-lab/baton/contracts"
 	"github.com/baton-lab/baton/mission"
 )
 
-// Design is one evaluation procedure.
+// Design is one evaluation procedure. Evaluate's error is the harness's
+// (a run that could not execute: a cancelled context, an unreachable
+// model), never a verdict: what a design finds goes into the Verdict.
 type Design struct {
-	ID       string // "A", "B", "C"
-	Name     string // "per-agent", "end-to-end", "per-agent plus contracts"
-	Doc      string
-	Evaluate func(in Input) Verdict
+	ID   string // "A", "B", "C"
+	Name string // "per-agent", "end-to-end", "per-agent plus contracts"
+	Doc  string
+	// Describe, when set, writes Doc for one mission (naming its rules,
+	// say); [Design.DocFor] uses it.
+	Describe func(spec *mission.Spec) string
+	Evaluate func(in Input) (Verdict, error)
+}
+
+// DocFor returns the design's description for a mission: Describe's, or
+// Doc.
+func (d Design) DocFor(spec *mission.Spec) string {
+	if d.Describe == nil || spec == nil {
+		return d.Doc
+	}
+	return d.Describe(spec)
 }
 
 // Input is everything a design is handed for one (build, scenario, trial).
+// Everything a design knows about the mission comes through Mission (its
+// Spec for agents, edges, tools and rules).
 type Input struct {
+	// Ctx is the evaluation's context; nil means context.Background().
+	Ctx       context.Context
 	Mission   mission.Mission
 	Build     mission.Build
 	Scenario  *mission.Scenario
@@ -79,4 +99,12 @@ type MatcherCounts struct {
 	Exact        int `json:"exact"`
 	NameOnly     int `json:"name_only"`
 	OrderIgnored int `json:"order_ignored"`
+}
+
+// ctx returns the input's context.
+func (in *Input) ctx() context.Context {
+	if in.Ctx == nil {
+		return context.Background()
+	}
+	return in.Ctx
 }

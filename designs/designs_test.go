@@ -1,6 +1,7 @@
 package designs
 
 import (
+	"context"
 	"os/exec"
 	"strings"
 	"testing"
@@ -9,20 +10,36 @@ import (
 
 	"github.com/baton-lab/baton/contracts"
 	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/mission/invoice"
 )
 
 func testInput(tb testing.TB, sc *mission.Scenario, m mission.Mission) Input {
 	tb.Helper()
-	set, err := contracts.Default()
+	set, err := invoiceContracts()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return Input{Mission: m, Build: mission.Clean(), Scenario: sc, Seed: 7, Contracts: set, Level: contracts.LevelSemantic}
 }
 
+// invoiceContracts returns the reference mission's default contracts.
+func invoiceContracts() (*contracts.Set, error) {
+	return contracts.LoadFS(invoice.Spec().Contracts, "invoice")
+}
+
+// evaluate runs a design; the reference mission's runs never fail.
+func evaluate(tb testing.TB, d Design, in Input) Verdict {
+	tb.Helper()
+	v, err := d.Evaluate(in)
+	if err != nil {
+		tb.Fatalf("design %s: %v", d.ID, err)
+	}
+	return v
+}
+
 func scenarios(tb testing.TB) []*mission.Scenario {
 	tb.Helper()
-	scs, err := mission.DefaultScenarios()
+	scs, _, err := invoice.DefaultScenarios()
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -32,10 +49,10 @@ func scenarios(tb testing.TB) []*mission.Scenario {
 // On the clean build with zero slips and zero faults no design flags any
 // scenario: a flag there would be a false alarm built into the harness.
 func TestCleanBuildUnflagged(t *testing.T) {
-	m := mission.Reference()
+	m := invoice.New()
 	for _, sc := range scenarios(t) {
 		for _, d := range All() {
-			v := d.Evaluate(testInput(t, sc, m))
+			v := evaluate(t, d, testInput(t, sc, m))
 			if v.Flagged {
 				t.Errorf("design %s flags clean scenario %s: %+v", d.ID, sc.ID, v.Findings)
 			}
@@ -51,18 +68,24 @@ type countingMission struct {
 	runs, cores int
 }
 
-func (c *countingMission) Run(b mission.Build, sc *mission.Scenario, seed uint64, env mission.Env) *mission.Run {
-	r := c.Mission.Run(b, sc, seed, env)
+func (c *countingMission) Run(ctx context.Context, b mission.Build, sc *mission.Scenario, seed uint64, env mission.Env) (*mission.Run, error) {
+	r, err := c.Mission.Run(ctx, b, sc, seed, env)
+	if err != nil {
+		return nil, err
+	}
 	c.runs++
 	c.cost.Add(r.Cost)
-	return r
+	return r, nil
 }
 
-func (c *countingMission) RunCore(b mission.Build, a mission.Agent, sc *mission.Scenario, in mission.CoreInput, seed uint64, env mission.Env) *mission.CoreRun {
-	r := c.Mission.RunCore(b, a, sc, in, seed, env)
+func (c *countingMission) RunCore(ctx context.Context, b mission.Build, a mission.Agent, sc *mission.Scenario, in mission.CoreInput, seed uint64, env mission.Env) (*mission.CoreRun, error) {
+	r, err := c.Mission.RunCore(ctx, b, a, sc, in, seed, env)
+	if err != nil {
+		return nil, err
+	}
 	c.cores++
 	c.cost.Add(r.Cost)
-	return r
+	return r, nil
 }
 
 // Each design's cost counters are the sum of what it executed: a design
@@ -73,10 +96,10 @@ func TestCostIsWhatRan(t *testing.T) {
 		t.Run(d.ID, func(t *testing.T) {
 			var total, executed mission.Cost
 			for _, sc := range scs[:6] {
-				cm := &countingMission{Mission: mission.Reference()}
+				cm := &countingMission{Mission: invoice.New()}
 				in := testInput(t, sc, cm)
-				in.Golden, _ = PrepareGolden(mission.Reference(), sc)
-				v := d.Evaluate(in)
+				in.Golden, _ = PrepareGolden(invoice.New(), sc)
+				v := evaluate(t, d, in)
 				total.Add(v.Cost)
 				executed.Add(cm.cost)
 				if cm.runs+cm.cores == 0 {
@@ -99,7 +122,7 @@ func TestCostScalesWithSuite(t *testing.T) {
 	suiteCost := func(d Design, suite []*mission.Scenario) mission.Cost {
 		var c mission.Cost
 		for _, sc := range suite {
-			c.Add(d.Evaluate(testInput(t, sc, mission.Reference())).Cost)
+			c.Add(evaluate(t, d, testInput(t, sc, invoice.New())).Cost)
 		}
 		return c
 	}
@@ -125,10 +148,10 @@ func TestWhatEachDesignExecutes(t *testing.T) {
 		{EndToEnd, 1, 0},
 		{PerAgentContracts, 0, 3},
 	} {
-		cm := &countingMission{Mission: mission.Reference()}
+		cm := &countingMission{Mission: invoice.New()}
 		in := testInput(t, sc, cm)
-		in.Golden, _ = PrepareGolden(mission.Reference(), sc)
-		tc.design.Evaluate(in)
+		in.Golden, _ = PrepareGolden(invoice.New(), sc)
+		evaluate(t, tc.design, in)
 		if cm.runs != tc.wantRuns || cm.cores < tc.wantCoresMin || (tc.wantCoresMin == 0 && cm.cores != 0) {
 			t.Errorf("design %s: %d whole runs, %d core runs; want %d whole runs and at least %d core runs",
 				tc.design.ID, cm.runs, cm.cores, tc.wantRuns, tc.wantCoresMin)
@@ -166,14 +189,14 @@ func TestHardRules(t *testing.T) {
 		calls []mission.ToolCall
 		want  []string
 	}{
-		{"clean payment", mission.Boundary, []mission.ToolCall{call("lookup_supplier"), call("approve_invoice"), call("schedule_payment")}, nil},
-		{"payment without look-up", mission.Boundary, []mission.ToolCall{call("approve_invoice"), call("schedule_payment")}, []string{"hard.lookup_before_write"}},
-		{"payment without approval", mission.Boundary, []mission.ToolCall{call("lookup_supplier"), call("schedule_payment")}, []string{"hard.payment_without_approval"}},
-		{"forbidden tool", mission.Intake, []mission.ToolCall{call("escalate")}, []string{"hard.forbidden_tool"}},
+		{"clean payment", invoice.Boundary, []mission.ToolCall{call("lookup_supplier"), call("approve_invoice"), call("schedule_payment")}, nil},
+		{"payment without look-up", invoice.Boundary, []mission.ToolCall{call("approve_invoice"), call("schedule_payment")}, []string{"hard.lookup_before_write"}},
+		{"payment without approval", invoice.Boundary, []mission.ToolCall{call("lookup_supplier"), call("schedule_payment")}, []string{"hard.payment_without_approval"}},
+		{"forbidden tool", invoice.Intake, []mission.ToolCall{call("escalate")}, []string{"hard.forbidden_tool"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			for _, h := range hardRules(tc.agent, tc.calls) {
+			for _, h := range hardRules(invoice.Spec(), tc.agent, tc.calls) {
 				got = append(got, h.rule)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
@@ -204,12 +227,12 @@ func TestDesignsDoNotImportMutants(t *testing.T) {
 // sees what the golden run saw and flags nothing, at the cost of the extra
 // integrated run.
 func TestRecordedInputsOnCleanBuild(t *testing.T) {
-	m := mission.Reference()
+	m := invoice.New()
 	for _, sc := range scenarios(t)[:8] {
 		in := testInput(t, sc, m)
-		golden := PerAgent.Evaluate(in)
+		golden := evaluate(t, PerAgent, in)
 		in.Inputs = InputsRecorded
-		recorded := PerAgent.Evaluate(in)
+		recorded := evaluate(t, PerAgent, in)
 		if recorded.Flagged {
 			t.Errorf("%s: recorded inputs flag the clean build: %+v", sc.ID, recorded.Findings)
 		}
@@ -217,5 +240,21 @@ func TestRecordedInputsOnCleanBuild(t *testing.T) {
 			t.Errorf("%s: recorded inputs cost %d sandbox resets, golden %d; want one more for the integrated run",
 				sc.ID, recorded.Cost.SandboxResets, golden.Cost.SandboxResets)
 		}
+	}
+}
+
+// Design A names the mission's own hard rules in its description.
+func TestPerAgentDocFor(t *testing.T) {
+	spec := invoice.Spec()
+	want := "hard rules (permitted tools, look up before write, no payment without approval)."
+	if got := PerAgent.DocFor(spec); !strings.Contains(got, want) {
+		t.Errorf("PerAgent.DocFor(invoice) = %q, want it to contain %q", got, want)
+	}
+	bare := &mission.Spec{Agents: []mission.AgentSpec{{Name: "a", Rules: []mission.Rule{{ID: "r1"}, {ID: "r1"}}}, {Name: "b"}}}
+	if got, want := PerAgent.DocFor(bare), "(permitted tools, r1)."; !strings.Contains(got, want) {
+		t.Errorf("PerAgent.DocFor(rules without a doc) = %q, want it to contain %q", got, want)
+	}
+	if got := EndToEnd.DocFor(spec); got != EndToEnd.Doc {
+		t.Errorf("EndToEnd.DocFor = %q, want its Doc", got)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/baton-lab/baton/mission"
-	"github.com/baton-lab/baton/sandbox"
 )
 
 // EndToEnd is design B: the whole mission run in a fresh sandbox, its final
@@ -17,31 +16,35 @@ var EndToEnd = Design{
 	Doc: "Runs the whole mission in a fresh sandbox and compares the final system of record and " +
 		"exception report with the scenario's expected end state (accepting its listed alternatives). " +
 		"Blame comes from the diff: each differing record blames the agent that owns writes to it.",
-	Evaluate: func(in Input) Verdict {
+	Evaluate: func(in Input) (Verdict, error) {
 		start := time.Now()
 		var v Verdict
-		run := in.Mission.Run(in.Build, in.Scenario, in.Seed, in.Env)
+		run, err := in.Mission.Run(in.ctx(), in.Build, in.Scenario, in.Seed, in.Env)
+		if err != nil {
+			return v, err
+		}
 		v.Cost.Add(run.Cost)
-		for _, d := range sandbox.Check(&in.Scenario.Expect, run.End) {
+		spec := in.Mission.Spec()
+		for _, d := range in.Mission.Check(in.Scenario, run.End) {
 			kind, item, _ := strings.Cut(d.Record, ":")
 			v.Findings = append(v.Findings, Finding{
 				Rule:     "end_state." + kind,
 				Message:  fmt.Sprintf("%s %s: want %s, got %s", d.Record, d.Field, d.Want, d.Got),
-				Location: mission.Location(sandbox.Writer(kind)),
-				Evidence: Evidence{Run: "integrated", Item: item, Field: d.Field, Seq: lastWrite(run.Trace, kind, item)},
+				Location: mission.Location(spec.Writer(kind)),
+				Evidence: Evidence{Run: "integrated", Item: item, Field: d.Field, Seq: lastWrite(spec, run.Trace, kind, item)},
 			})
 		}
 		finish(&v, start)
-		return v
+		return v, nil
 	},
 }
 
 // lastWrite returns the sequence number of the last tool call in the trace
 // that wrote a record of kind for item, or 0.
-func lastWrite(t *mission.Trace, kind, item string) int {
+func lastWrite(spec *mission.Spec, t *mission.Trace, kind, item string) int {
 	for i := len(t.Events) - 1; i >= 0; i-- {
 		e := t.Events[i]
-		if e.Kind == mission.EventToolCall && sandbox.Writes[e.Tool] == kind && (item == "" || e.Item == item) {
+		if e.Kind == mission.EventToolCall && spec.Tools.RecordOf(e.Tool) == kind && (item == "" || e.Item == item) {
 			return e.Seq
 		}
 	}

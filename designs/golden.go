@@ -29,7 +29,7 @@ func PrepareGolden(m mission.Mission, sc *mission.Scenario) ([]mission.Golden, e
 	if len(sc.Golden) > 0 {
 		return sc.Golden, nil
 	}
-	g, err := mission.RecordGolden(m, sc)
+	g, err := m.RecordGolden(sc)
 	if err != nil {
 		return nil, fmt.Errorf("golden expectations of scenario %s: %w", sc.ID, err)
 	}

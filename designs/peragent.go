@@ -1,15 +1,16 @@
 package designs
 
 import (
-	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/baton-lab/baton/internal/jsontext"
 	"github.com/baton-lab/baton/mission"
-	"github.com/baton-lab/baton/sandbox"
 	"github.com/baton-lab/baton/score"
 )
 
@@ -17,17 +18,18 @@ import (
 // scenario's golden expectations (or recorded from an integrated run),
 // scored against its own scorecard.
 var PerAgent = Design{
-	ID:   "A",
-	Name: "per-agent",
-	Doc: "Runs each agent's core alone with mocked neighbours and scores its tool-call trajectory " +
-		"(exact match on name, arguments and order), its structured result against golden, and hard " +
-		"rules (permitted tools, look up before write, no payment without approval). A flag blames the agent.",
-	Evaluate: func(in Input) Verdict {
+	ID:       "A",
+	Name:     "per-agent",
+	Doc:      perAgentDoc("the mission's trajectory rules of the agent"),
+	Describe: func(spec *mission.Spec) string { return perAgentDoc(ruleDocs(spec)) },
+	Evaluate: func(in Input) (Verdict, error) {
 		start := time.Now()
 		var v Verdict
-		runAgents(in, &v)
+		if _, err := runAgents(in, &v); err != nil {
+			return v, err
+		}
 		finish(&v, start)
-		return v
+		return v, nil
 	},
 }
 
@@ -40,27 +42,33 @@ type coreOutcome struct {
 
 // runAgents runs every agent-item of the scenario's golden expectations
 // alone, scores each, and appends findings and cost to v.
-func runAgents(in Input, v *Verdict) []coreOutcome {
+func runAgents(in Input, v *Verdict) ([]coreOutcome, error) {
 	golden, err := goldenFor(in)
 	if err != nil {
 		v.Findings = append(v.Findings, Finding{Rule: "harness.golden", Message: err.Error()})
-		return nil
+		return nil, nil
 	}
 	inputs := goldenInputs(golden)
 	if in.Inputs == InputsRecorded {
-		inputs = recordedInputs(in, v, golden)
+		if inputs, err = recordedInputs(in, v, golden); err != nil {
+			return nil, err
+		}
 	}
+	spec := in.Mission.Spec()
 	counts := &MatcherCounts{}
 	out := make([]coreOutcome, 0, len(golden))
 	for i, g := range golden {
-		cr := in.Mission.RunCore(in.Build, g.Agent, in.Scenario, inputs[i], in.Seed, in.Env)
+		cr, err := in.Mission.RunCore(in.ctx(), in.Build, g.Agent, in.Scenario, inputs[i], in.Seed, in.Env)
+		if err != nil {
+			return nil, err
+		}
 		v.Cost.Add(cr.Cost)
 		before := len(v.Findings)
-		scoreCore(g, cr, counts, v)
+		scoreCore(spec, g, cr, counts, v)
 		out = append(out, coreOutcome{golden: g, run: cr, failed: len(v.Findings) > before})
 	}
 	v.Matchers = counts
-	return out
+	return out, nil
 }
 
 // Where design A's per-agent inputs come from.
@@ -79,39 +87,42 @@ func goldenInputs(golden []mission.Golden) []mission.CoreInput {
 
 // recordedInputs runs the build end to end once and takes each agent-item's
 // received messages from its trace; an agent-item that received nothing in
-// the integrated run keeps no messages.
-func recordedInputs(in Input, v *Verdict, golden []mission.Golden) []mission.CoreInput {
-	run := in.Mission.Run(in.Build, in.Scenario, in.Seed, in.Env)
+// the integrated run keeps no messages. A collecting agent works on the
+// whole day: everything it received.
+func recordedInputs(in Input, v *Verdict, golden []mission.Golden) ([]mission.CoreInput, error) {
+	run, err := in.Mission.Run(in.ctx(), in.Build, in.Scenario, in.Seed, in.Env)
+	if err != nil {
+		return nil, err
+	}
 	v.Cost.Add(run.Cost)
+	spec := in.Mission.Spec()
 	received := map[string][][]byte{}
-	var toMonitor [][]byte
+	day := map[mission.Agent][][]byte{}
 	for _, e := range run.Trace.Events {
 		if e.Kind != mission.EventReceived {
 			continue
 		}
 		k := string(e.Agent) + "\x00" + e.Item
 		received[k] = append(received[k], []byte(e.Raw))
-		if e.Agent == mission.Monitor {
-			toMonitor = append(toMonitor, []byte(e.Raw))
-		}
+		day[e.Agent] = append(day[e.Agent], []byte(e.Raw))
 	}
 	out := make([]mission.CoreInput, len(golden))
 	for i, g := range golden {
 		out[i] = mission.CoreInput{Item: g.Item}
-		switch g.Agent {
-		case mission.Intake:
-		case mission.Monitor:
-			// The monitor works on the whole day: everything it received.
-			out[i].Messages = toMonitor
+		as, _ := spec.Agent(g.Agent)
+		switch {
+		case as != nil && as.Collect:
+			out[i].Messages = day[g.Agent]
+		case g.Agent == spec.Entry:
 		default:
 			out[i].Messages = received[string(g.Agent)+"\x00"+g.Item]
 		}
 	}
-	return out
+	return out, nil
 }
 
 // scoreCore applies one agent's scorecard to its run.
-func scoreCore(g mission.Golden, cr *mission.CoreRun, counts *MatcherCounts, v *Verdict) {
+func scoreCore(spec *mission.Spec, g mission.Golden, cr *mission.CoreRun, counts *MatcherCounts, v *Verdict) {
 	loc := mission.AgentLocation(g.Agent)
 	runID := "core:" + string(g.Agent) + ":" + g.Item
 	add := func(rule, msg string, seq int) {
@@ -139,7 +150,7 @@ func scoreCore(g mission.Golden, cr *mission.CoreRun, counts *MatcherCounts, v *
 			g.Agent, g.Item), lastSeq(cr.Trace, mission.EventResult))
 	}
 
-	for _, h := range hardRules(g.Agent, cr.Calls) {
+	for _, h := range hardRules(spec, g.Agent, cr.Calls) {
 		add(h.rule, fmt.Sprintf("%s %s: %s", g.Agent, g.Item, h.msg), callSeq(cr.Trace, h.call))
 	}
 }
@@ -152,13 +163,14 @@ const (
 	resultUnscoreable
 )
 
-// resultVerdict compares a structured result with golden as JSON values.
-// With no golden or no result there is nothing to score.
+// resultVerdict compares a structured result with golden as JSON values
+// ([jsontext.Equal]). With no golden or no result there is nothing to
+// score.
 func resultVerdict(want, got mission.Result) resultClass {
 	if want == nil || got == nil {
 		return resultUnscoreable
 	}
-	if sameJSON(map[string]any(want), map[string]any(got)) {
+	if jsontext.Equal(want, got) {
 		return resultCorrect
 	}
 	return resultIncorrect
@@ -175,9 +187,9 @@ func resultDiff(want, got mission.Result) string {
 	}
 	var diffs []string
 	for _, k := range sortedKeys(keys) {
-		w, g := canonical(want[k]), canonical(got[k])
-		if !bytes.Equal(w, g) {
-			diffs = append(diffs, fmt.Sprintf("%s: want %s, got %s", k, clip(w), clip(g)))
+		// A missing field reads as null, as in the JSON.
+		if w, g := want[k], got[k]; !jsontext.Equal(w, g) {
+			diffs = append(diffs, fmt.Sprintf("%s: want %s, got %s", k, clip(canonical(w)), clip(canonical(g))))
 		}
 	}
 	return strings.Join(diffs, "; ")
@@ -188,28 +200,31 @@ type hardFinding struct {
 	call      int
 }
 
-// hardRules checks the rules every agent's scorecard holds whatever the
-// scenario: only permitted tools, a supplier look-up before a payment, and
-// no payment without an approval.
-func hardRules(agent mission.Agent, calls []mission.ToolCall) []hardFinding {
+// hardRules checks the rules an agent's scorecard holds whatever the
+// scenario: only tools the mission permits it, and the mission's hard
+// trajectory rules of the agent (a tool never called; a tool only after a
+// successful call of another), in call order.
+func hardRules(spec *mission.Spec, agent mission.Agent, calls []mission.ToolCall) []hardFinding {
 	var out []hardFinding
-	looked, approved := false, false
+	var rules []mission.Rule
+	if as, ok := spec.Agent(agent); ok {
+		rules = as.Rules
+	}
+	succeeded := map[string]bool{}
 	for i, c := range calls {
-		if !sandbox.Permitted(string(agent), c.Name) {
+		if !spec.Permitted(agent, c.Name) {
 			out = append(out, hardFinding{"hard.forbidden_tool", fmt.Sprintf("called %s, which %s may not call", c.Name, agent), i})
 		}
-		switch c.Name {
-		case sandbox.LookupSupplier:
-			looked = looked || c.Error == ""
-		case sandbox.ApproveInvoice:
-			approved = approved || c.Error == ""
-		case sandbox.SchedulePayment:
-			if !looked {
-				out = append(out, hardFinding{"hard.lookup_before_write", "scheduled a payment without looking the supplier up first", i})
+		for _, r := range rules {
+			if r.Tool != c.Name {
+				continue
 			}
-			if !approved {
-				out = append(out, hardFinding{"hard.payment_without_approval", "scheduled a payment without an approval", i})
+			if r.Kind == mission.RuleNever || r.Kind == mission.RuleAfter && !succeeded[r.After] {
+				out = append(out, hardFinding{r.ID, r.Message, i})
 			}
+		}
+		if c.Error == "" {
+			succeeded[c.Name] = true
 		}
 	}
 	return out
@@ -218,7 +233,7 @@ func hardRules(agent mission.Agent, calls []mission.ToolCall) []hardFinding {
 func scoreCalls(calls []mission.ToolCall) []score.Call {
 	out := make([]score.Call, len(calls))
 	for i, c := range calls {
-		out[i] = score.Call{Name: c.Name, Args: map[string]any(c.Args)}
+		out[i] = score.Call{Name: c.Name, Args: c.Args}
 	}
 	return out
 }
@@ -226,7 +241,7 @@ func scoreCalls(calls []mission.ToolCall) []score.Call {
 func firstDifference(want, got []mission.ToolCall) int {
 	n := min(len(want), len(got))
 	for i := 0; i < n; i++ {
-		if want[i].Name != got[i].Name || !sameJSON(map[string]any(want[i].Args), map[string]any(got[i].Args)) {
+		if want[i].Name != got[i].Name || !jsontext.Equal(want[i].Args, got[i].Args) {
 			return i
 		}
 	}
@@ -271,7 +286,7 @@ func lastSeq(t *mission.Trace, kind mission.EventKind) int {
 }
 
 // canonical marshals a JSON value with sorted keys (encoding/json sorts map
-// keys), so equal values give equal bytes.
+// keys), for messages.
 func canonical(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -302,4 +317,29 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// perAgentDoc is design A's description with its hard rules besides the
+// permitted tools.
+func perAgentDoc(rules string) string {
+	return "Runs each agent's core alone with mocked neighbours and scores its tool-call trajectory " +
+		"(exact match on name, arguments and order), its structured result against golden, and hard " +
+		"rules (permitted tools, " + rules + "). A flag blames the agent."
+}
+
+// ruleDocs lists a mission's hard rules in a few words each, in agent
+// order, each once (a rule without a Doc by its id).
+func ruleDocs(spec *mission.Spec) string {
+	var out []string
+	for i := range spec.Agents {
+		for _, r := range spec.Agents[i].Rules {
+			if d := cmp.Or(r.Doc, r.ID); !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return "no trajectory rule"
+	}
+	return strings.Join(out, ", ")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/baton-lab/baton/contracts"
 	"github.com/baton-lab/baton/designs"
 	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/mission/invoice"
 	"github.com/baton-lab/baton/mutants"
 	"github.com/baton-lab/baton/sandbox"
 )
@@ -25,8 +26,8 @@ func faultyEnv() mission.Env {
 			"transport": {sandbox.Redelivery: 0.05},
 		},
 		Profile: mission.Profile{
-			mission.Intake:   {mission.Misclassify: 0.01, mission.Misread: 0.01},
-			mission.Boundary: {mission.SkipLookup: 0.01},
+			invoice.Intake:   {invoice.Misclassify: 0.01, invoice.Misread: 0.01},
+			invoice.Boundary: {invoice.SkipLookup: 0.01},
 		},
 	}
 }
@@ -40,11 +41,11 @@ type suite struct {
 
 func newSuite(tb testing.TB, scs []*mission.Scenario) *suite {
 	tb.Helper()
-	set, err := contracts.Default()
+	set, err := contracts.LoadFS(invoice.Spec().Contracts, "mission/invoice/contracts")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s := &suite{m: mission.Reference(), set: set, scs: scs, golden: map[string][]mission.Golden{}}
+	s := &suite{m: invoice.New(), set: set, scs: scs, golden: map[string][]mission.Golden{}}
 	for _, sc := range scs {
 		g, err := designs.PrepareGolden(s.m, sc)
 		if err != nil {
@@ -60,11 +61,14 @@ func newSuite(tb testing.TB, scs []*mission.Scenario) *suite {
 func (s *suite) flagged(d designs.Design, b mission.Build, trial int, env mission.Env) []string {
 	var out []string
 	for _, sc := range s.scs {
-		v := d.Evaluate(designs.Input{
+		v, err := d.Evaluate(designs.Input{
 			Mission: s.m, Build: b, Scenario: sc, Env: env, Golden: s.golden[sc.ID],
 			Seed:      sandbox.HashSeed(7, sc.ID, strconv.Itoa(trial)),
 			Contracts: s.set, Level: contracts.LevelSemantic,
 		})
+		if err != nil {
+			panic(err)
+		}
 		if v.Flagged {
 			out = append(out, sc.ID)
 		}
@@ -74,7 +78,7 @@ func (s *suite) flagged(d designs.Design, b mission.Build, trial int, env missio
 
 func defaultScenarios(tb testing.TB) []*mission.Scenario {
 	tb.Helper()
-	scs, err := mission.DefaultScenarios()
+	scs, _, err := invoice.DefaultScenarios()
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -83,7 +87,7 @@ func defaultScenarios(tb testing.TB) []*mission.Scenario {
 
 func catalogue(tb testing.TB) *mutants.Catalogue {
 	tb.Helper()
-	cat, err := mutants.Default()
+	cat, err := mutants.Default(invoice.Spec())
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,10 +1,11 @@
 package experiment
 
 import (
+	"context"
 	"testing"
 
 	"github.com/baton-lab/baton/mission"
-	"github.com/baton-lab/baton/sandbox"
+	"github.com/baton-lab/baton/mission/invoice"
 )
 
 // With the default protocol's own fault rates (read from the embedded
@@ -12,21 +13,24 @@ import (
 // ends in an accepted state in at least 99% of 1,000 seeded trials across
 // the suite.
 func TestDefaultProtocolFaultsAccepted(t *testing.T) {
-	p := DefaultProtocol()
+	p := mustDefaultProtocol(t)
 	env := p.Env()
 	env.Profile = nil // zero slips
-	scs, err := mission.DefaultScenarios()
+	scs, _, err := invoice.DefaultScenarios()
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := mission.Reference()
+	m := invoice.New()
 	const trials = 1000
 	accepted, faulted := 0, 0
 	for i := 0; i < trials; i++ {
 		sc := scs[i%len(scs)]
 		var o mission.Oracle
-		run := m.Run(mission.Clean().WithOracle(&o), sc, TrialSeed(p.Seed, sc.ID, i/len(scs)+1), env)
-		if len(sandbox.Check(&sc.Expect, run.End)) == 0 {
+		run, err := m.Run(context.Background(), mission.Clean().WithOracle(&o), sc, TrialSeed(p.Seed, sc.ID, i/len(scs)+1), env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Check(sc, run.End)) == 0 {
 			accepted++
 		}
 		if len(o.Faults) > 0 || len(o.Redeliveries) > 0 {

@@ -10,10 +10,21 @@
 // to check that its copies of the protocol and its inputs are what it ran
 // ([VerifyRun]).
 //
+// # Missions
+//
+// The package knows no mission. The caller hands in the missions a
+// protocol may name (Options.Missions, a [mission.Registry] built by the
+// command line; [NewStack] wires it to baton's scenarios, mutants,
+// contracts and designs). A protocol's "mission:" key picks one (the
+// registry's first when left out), and the protocol's other keys default
+// to that mission's own default protocol (its Spec.Protocol); scenarios,
+// the catalogue, contracts, agents, slips and tools are checked against
+// that mission's spec.
+//
 // # Pre-registration
 //
 // [Lock] writes a protocol's lock: the hash tree ([InputTree]) of the
-// protocol, every file it names and the stack's embedded inputs, after
+// protocol, every file it names and the mission's embedded inputs, after
 // refusing what would discard a run late (no control mutant). A run of a
 // locked protocol refuses to start when anything in the tree changed
 // ([ErrLockMismatch]) and refuses Options.Trials and Options.Seed
@@ -25,7 +36,7 @@
 //
 // An item's id is build/design/scenario/trial ("clean/C/S01/3"), with
 // design "obs" for the observation run, whose [reports.Item] has Design ""
-// and carries Success (the end state passed [sandbox.Check]) and TraceHash
+// and carries Success (the end state passed the mission's Check) and TraceHash
 // (SHA-256 of the trace's JSON Lines and the end state's JSON). A trial's
 // seed is [TrialSeed]: [sandbox.HashSeed](master seed, scenario id,
 // trial), the same for every build and design and independent of the

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/baton-lab/baton/reports"
 )
 
 // Sentinel errors; callers test them with errors.Is.
@@ -24,12 +22,13 @@ var (
 	ErrRunExists = errors.New("run folder is not empty (use resume to continue it)")
 	// ErrReplayMismatch: a replayed item differs from what the run stored.
 	ErrReplayMismatch = errors.New("replay differs from the stored run")
-	// ErrNoStack: no default stack is wired into this binary.
-	ErrNoStack = errors.New("no default stack")
+	// ErrNoStack: no missions were given to run (Options.Missions and
+	// Options.Stack are both nil).
+	ErrNoStack = errors.New("no missions to run")
 )
 
 // InputError is a problem with an input file: the file, the line, the
-// field (a dotted path such as "faults.lookup_supplier.latency") and what
+// field (a dotted path such as "faults.get_ticket.latency") and what
 // is wrong. Err, when set, is the underlying error.
 type InputError struct {
 	File    string
@@ -61,18 +60,3 @@ func (e *InputError) Error() string {
 }
 
 func (e *InputError) Unwrap() error { return e.Err }
-
-// DiscardedError is returned by [Run] after every output is written when the
-// results fail the validity gate (a design missed the control class). The
-// command line maps it to its own exit code.
-type DiscardedError struct {
-	RunDir string
-	Reason string
-}
-
-func (e *DiscardedError) Error() string {
-	return fmt.Sprintf("run %s discarded: %s", e.RunDir, e.Reason)
-}
-
-// Unwrap returns [reports.ErrDiscarded], so errors.Is finds it too.
-func (e *DiscardedError) Unwrap() error { return reports.ErrDiscarded }

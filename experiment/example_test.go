@@ -4,17 +4,25 @@ import (
 	"fmt"
 
 	"github.com/baton-lab/baton/experiment"
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/mission/invoice"
 )
 
 func ExampleParseProtocol() {
-	p, err := experiment.ParseProtocol([]byte("name: quick\ntrials: 3\nscenarios:\n  ids: [S01, S02]\n"), "quick.yaml", "")
+	// The missions this program runs; the first is the default.
+	missions, err := mission.NewRegistry(invoice.New())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p, err := experiment.ParseProtocol([]byte("name: quick\ntrials: 3\nscenarios:\n  ids: [S01, S02]\n"), "quick.yaml", "", missions)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(p.Name, p.Trials, p.Scenarios.IDs, p.Designs, p.Contracts.Level)
 
-	_, err = experiment.ParseProtocol([]byte("trials: 0\nprofile:\n  intake:\n    misread: 1.5\n"), "bad.yaml", "")
+	_, err = experiment.ParseProtocol([]byte("trials: 0\nprofile:\n  intake:\n    misread: 1.5\n"), "bad.yaml", "", missions)
 	fmt.Println(err)
 	// Output:
 	// quick 3 [S01 S02] [A B C] semantic

@@ -1,62 +1,80 @@
 package experiment
 
 import (
+	"context"
 	"fmt"
 	"strconv"
+	"testing"
 
 	"github.com/baton-lab/baton/designs"
 	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/mission/invoice"
 	"github.com/baton-lab/baton/reports"
 	"github.com/baton-lab/baton/sandbox"
 )
 
-// fakeMission is a deterministic stand-in for the reference mission: its
-// runs depend on the scenario and seed only.
+// fakeMission is a deterministic stand-in for the reference mission: it
+// has the reference mission's spec (so protocols written for it load), and
+// its runs depend on the scenario and seed only.
 type fakeMission struct{}
 
 var _ mission.Mission = fakeMission{}
 
-func (fakeMission) Name() string               { return "invoice" }
-func (fakeMission) Version() string            { return "1.0.0" }
-func (fakeMission) Agents() []mission.Agent    { return mission.AllAgents }
-func (fakeMission) Edges() []mission.Edge      { return mission.AllEdges }
-func (fakeMission) Kind(e mission.Edge) string { return mission.EdgeKind(e) }
+func (fakeMission) Spec() *mission.Spec { return invoice.Spec() }
 func (fakeMission) Emit(mission.Build, mission.Edge, string, mission.Result) ([]byte, error) {
 	return nil, nil
 }
 func (fakeMission) Parse(mission.Build, mission.Edge, []byte) (*mission.Handoff, error) {
 	return nil, nil
 }
+func (fakeMission) RecordGolden(*mission.Scenario) ([]mission.Golden, error) { return nil, nil }
+func (fakeMission) Check(_ *mission.Scenario, end *sandbox.State) []sandbox.Difference {
+	return fakeCheck(end)
+}
+func (fakeMission) Scenarios() ([]*mission.Scenario, string, error) { return nil, "", nil }
+func (fakeMission) LoadScenarios(...string) ([]*mission.Scenario, error) {
+	return nil, fmt.Errorf("fake: no scenario files")
+}
+
+// testMissions is the registry of the reference mission.
+func testMissions() *mission.Registry {
+	reg, err := mission.NewRegistry(invoice.New())
+	if err != nil {
+		panic(err)
+	}
+	return reg
+}
 
 func fakeTrace(kind, sc string, seed uint64) *mission.Trace {
 	t := &mission.Trace{}
 	for i := range 3 {
 		t.Events = append(t.Events, mission.Event{
-			Seq: i + 1, At: int64(i * 20), Kind: mission.EventModelCall, Agent: mission.Intake, Item: "E1",
+			Seq: i + 1, At: int64(i * 20), Kind: mission.EventModelCall, Agent: invoice.Intake, Item: "E1",
 			Decision: fmt.Sprintf("%s:%s:%d", kind, sc, seed%1000), TokensIn: int(seed % 97), TokensOut: i,
 		})
 	}
-	t.Events = append(t.Events, mission.Event{Seq: 4, Kind: mission.EventSent, Agent: mission.Intake, Item: "E1",
+	t.Events = append(t.Events, mission.Event{Seq: 4, Kind: mission.EventSent, Agent: invoice.Intake, Item: "E1",
 		Edge: "intake->action", Raw: `{"id":"m-E1","payload":{"net":` + strconv.FormatUint(seed%500, 10) + `}}`})
 	return t
 }
 
-func (fakeMission) Run(b mission.Build, sc *mission.Scenario, seed uint64, env mission.Env) *mission.Run {
-	end := &sandbox.State{}
+func (fakeMission) Run(_ context.Context, b mission.Build, sc *mission.Scenario, seed uint64, env mission.Env) (*mission.Run, error) {
+	recs := &invoice.Records{}
 	if seed%4 == 0 {
-		end.Escalations = []sandbox.Escalation{{ID: "ESC-1", Item: "E1", Reason: "above_threshold"}}
+		recs.Escalations = []invoice.Escalation{{ID: "ESC-1", Item: "E1", Reason: "above_threshold"}}
 	}
-	return &mission.Run{Trace: fakeTrace("run", sc.ID, seed), End: end, Cost: mission.Cost{ModelCalls: 3, ToolCalls: 5, Tokens: int(seed % 1000), SandboxResets: 1}}
+	return &mission.Run{Trace: fakeTrace("run", sc.ID, seed), End: &sandbox.State{Records: recs},
+		Cost: mission.Cost{ModelCalls: 3, ToolCalls: 5, Tokens: int(seed % 1000), SandboxResets: 1}}, nil
 }
 
-func (fakeMission) RunCore(b mission.Build, agent mission.Agent, sc *mission.Scenario, in mission.CoreInput, seed uint64, env mission.Env) *mission.CoreRun {
+func (fakeMission) RunCore(_ context.Context, b mission.Build, agent mission.Agent, sc *mission.Scenario, in mission.CoreInput, seed uint64, env mission.Env) (*mission.CoreRun, error) {
 	return &mission.CoreRun{Agent: agent, Item: in.Item, Trace: fakeTrace("core:"+string(agent), sc.ID, seed),
-		Cost: mission.Cost{ModelCalls: 1, ToolCalls: 2, Tokens: int(seed % 100), SandboxResets: 1}}
+		Cost: mission.Cost{ModelCalls: 1, ToolCalls: 2, Tokens: int(seed % 100), SandboxResets: 1}}, nil
 }
 
-func fakeCheck(want *sandbox.Expected, got *sandbox.State) []sandbox.Difference {
-	if len(got.Escalations) > 0 {
-		return []sandbox.Difference{{Record: "escalation:E1", Field: "reason", Want: "", Got: got.Escalations[0].Reason}}
+func fakeCheck(got *sandbox.State) []sandbox.Difference {
+	if r := got.Records.(*invoice.Records); len(r.Escalations) > 0 {
+		return []sandbox.Difference{{Record: "escalation:E1", Field: "reason", Want: "", Got: r.Escalations[0].Reason}}
 	}
 	return nil
 }
@@ -64,8 +82,8 @@ func fakeCheck(want *sandbox.Expected, got *sandbox.State) []sandbox.Difference 
 // fakeDesigns flag by seed, so verdicts vary but do not depend on builds
 // (a fake cannot see inside an opaque build).
 var fakeDesigns = []designs.Design{
-	{ID: "A", Name: "fake per-agent", Evaluate: func(in designs.Input) designs.Verdict {
-		cr := in.Mission.RunCore(in.Build, mission.Intake, in.Scenario, mission.CoreInput{Item: "E1"}, in.Seed, in.Env)
+	{ID: "A", Name: "fake per-agent", Evaluate: func(in designs.Input) (designs.Verdict, error) {
+		cr, _ := in.Mission.RunCore(context.Background(), in.Build, invoice.Intake, in.Scenario, mission.CoreInput{Item: "E1"}, in.Seed, in.Env)
 		v := designs.Verdict{Cost: cr.Cost, Matchers: &designs.MatcherCounts{N: 2, Exact: 2, NameOnly: 2, OrderIgnored: 2}}
 		if in.Seed%5 == 0 {
 			v.Matchers.Exact, v.Matchers.OrderIgnored = 1, 1
@@ -74,22 +92,22 @@ var fakeDesigns = []designs.Design{
 				Evidence: designs.Evidence{Run: "core:intake:E1", Seq: 2, Item: "E1"}}}
 			v.Blame = []mission.Location{"intake"}
 		}
-		return v
+		return v, nil
 	}},
-	{ID: "B", Name: "fake end-to-end", Evaluate: func(in designs.Input) designs.Verdict {
-		run := in.Mission.Run(in.Build, in.Scenario, in.Seed, in.Env)
+	{ID: "B", Name: "fake end-to-end", Evaluate: func(in designs.Input) (designs.Verdict, error) {
+		run, _ := in.Mission.Run(context.Background(), in.Build, in.Scenario, in.Seed, in.Env)
 		v := designs.Verdict{Cost: run.Cost}
-		for _, d := range fakeCheck(&in.Scenario.Expect, run.End) {
+		for _, d := range in.Mission.Check(in.Scenario, run.End) {
 			v.Findings = append(v.Findings, designs.Finding{Rule: "end_state.escalation", Message: d.Record, Location: "boundary",
 				Evidence: designs.Evidence{Run: "integrated", Item: "E1", Field: d.Field}})
 		}
 		if len(v.Findings) > 0 {
 			v.Flagged, v.Blame = true, []mission.Location{"boundary"}
 		}
-		return v
+		return v, nil
 	}},
-	{ID: "C", Name: "fake contracts", Evaluate: func(in designs.Input) designs.Verdict {
-		cr := in.Mission.RunCore(in.Build, mission.Intake, in.Scenario, mission.CoreInput{Item: "E1"}, in.Seed, in.Env)
+	{ID: "C", Name: "fake contracts", Evaluate: func(in designs.Input) (designs.Verdict, error) {
+		cr, _ := in.Mission.RunCore(context.Background(), in.Build, invoice.Intake, in.Scenario, mission.CoreInput{Item: "E1"}, in.Seed, in.Env)
 		v := designs.Verdict{Cost: cr.Cost}
 		if in.Seed%3 == 0 {
 			v.Flagged = true
@@ -99,7 +117,7 @@ var fakeDesigns = []designs.Design{
 			}
 			v.Blame = []mission.Location{"intake->action"}
 		}
-		return v
+		return v, nil
 	}},
 }
 
@@ -116,21 +134,27 @@ func fakeStack() *Stack {
 	for i := range builds {
 		builds[i].Switch = func(o *mission.Oracle) mission.Build { return mission.Clean().WithOracle(o) }
 	}
+	reg, err := mission.NewRegistry(fakeMission{})
+	if err != nil {
+		panic(err)
+	}
 	return &Stack{
-		Mission: fakeMission{},
-		Scenarios: func(files []string) ([]*mission.Scenario, string, error) {
+		Missions: reg,
+		Scenarios: func(_ mission.Mission, files []string) ([]*mission.Scenario, string, error) {
 			if len(files) > 0 {
 				return nil, "", fmt.Errorf("fake: no scenario files")
 			}
 			return scenarios, "fake-scenarios", nil
 		},
-		Builds: func(catalogue, mode string) ([]BuildSpec, string, error) {
+		Builds: func(_ mission.Mission, catalogue, mode string) ([]BuildSpec, string, error) {
 			if catalogue != CatalogueDefault {
 				return nil, "", fmt.Errorf("%s:1: mutants: fake stack has the default catalogue only", catalogue)
 			}
 			return builds, "fake-catalogue", nil
 		},
-		Contracts: func(files []string) (designs.ContractChecker, string, error) { return nil, "fake-contracts", nil },
+		Contracts: func(mission.Mission, []string) (designs.ContractChecker, string, error) {
+			return nil, "fake-contracts", nil
+		},
 		Design: func(id string) (designs.Design, bool) {
 			for _, d := range fakeDesigns {
 				if d.ID == id {
@@ -139,7 +163,16 @@ func fakeStack() *Stack {
 			}
 			return designs.Design{}, false
 		},
-		Check: fakeCheck,
 		Write: reports.WriteAll,
 	}
+}
+
+// mustDefaultProtocol is the reference mission's default protocol.
+func mustDefaultProtocol(tb testing.TB) *Protocol {
+	tb.Helper()
+	p, err := DefaultProtocol(testMissions())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
 }

@@ -141,7 +141,7 @@ func inputTree(p *Protocol, pl *plan, path func(string) string) (InputTree, erro
 	}
 	for _, s := range []struct{ name, sha string }{
 		{"stack.scenarios", pl.scenariosHash}, {"stack.catalogue", pl.catalogueHash}, {"stack.contracts", pl.contractsHash},
-		{"stack.mission", HashBytes([]byte(pl.stack.Mission.Name() + " " + pl.stack.Mission.Version()))},
+		{"stack.mission", HashBytes([]byte(pl.mission.Spec().Name + " " + pl.mission.Spec().Version))},
 	} {
 		t.Entries = append(t.Entries, InputEntry{Name: s.name, Kind: KindEmbedded, SHA256: s.sha})
 	}

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -32,7 +33,7 @@ type outcome struct {
 //
 // memo, when not nil, shares runs between the items of one unit (see
 // [itemMission]).
-func (pl *plan) evaluate(u unit, slot int, memo *unitMemo) (out *outcome, err error) {
+func (pl *plan) evaluate(ctx context.Context, u unit, slot int, memo *unitMemo) (out *outcome, err error) {
 	b := pl.builds[u.build]
 	sc := pl.scenarios[u.scenario]
 	design := ""
@@ -53,16 +54,19 @@ func (pl *plan) evaluate(u unit, slot int, memo *unitMemo) (out *outcome, err er
 		Scenario: sc.ID, Category: string(sc.Category), Trial: u.trial, Seed: seed,
 	}
 	out = &outcome{}
-	im := &itemMission{Mission: pl.stack.Mission, memo: memo, build: build, sc: sc, seed: seed, env: pl.env, oracle: oracle}
+	im := &itemMission{Mission: pl.mission, memo: memo, build: build, sc: sc, seed: seed, env: pl.env, oracle: oracle}
 	start := time.Now()
 	if slot == 0 {
-		run := im.Run(build, sc, seed, pl.env)
+		run, err := im.Run(ctx, build, sc, seed, pl.env)
+		if err != nil {
+			return nil, fmt.Errorf("item %s: %w", id, err)
+		}
 		it.WallNS = time.Since(start).Nanoseconds() + im.served.Nanoseconds()
 		if run == nil || run.Trace == nil || run.End == nil {
 			return nil, fmt.Errorf("item %s: mission run returned no trace or end state", id)
 		}
 		it.Cost = run.Cost
-		it.Success = len(pl.stack.Check(&sc.Expect, run.End)) == 0
+		it.Success = len(pl.mission.Check(sc, run.End)) == 0
 		h, err := traceHash(run, memo)
 		if err != nil {
 			return nil, fmt.Errorf("item %s: %w", id, err)
@@ -70,10 +74,13 @@ func (pl *plan) evaluate(u unit, slot int, memo *unitMemo) (out *outcome, err er
 		it.TraceHash = h
 		out.run = run
 	} else {
-		v := pl.designs[slot-1].Evaluate(designs.Input{
-			Mission: im, Build: build, Scenario: sc, Seed: seed, Env: pl.env,
+		v, err := pl.designs[slot-1].Evaluate(designs.Input{
+			Ctx: ctx, Mission: im, Build: build, Scenario: sc, Seed: seed, Env: pl.env,
 			Contracts: pl.checker, Level: pl.level, Inputs: pl.proto.DesignAInputs, Golden: pl.golden[u.scenario],
 		})
+		if err != nil {
+			return nil, fmt.Errorf("item %s: %w", id, err)
+		}
 		it.WallNS = v.WallNS
 		if it.WallNS == 0 {
 			it.WallNS = time.Since(start).Nanoseconds()

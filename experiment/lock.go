@@ -14,8 +14,9 @@ func LockFile(path string) string { return path + ".sha256" }
 // LockOptions set up [Lock] and [CheckLock].
 type LockOptions struct {
 	// Stack is what the protocol is checked against and whose embedded
-	// inputs (scenarios, catalogue, contracts, mission) the lock covers;
-	// nil means DefaultStack().
+	// inputs (the mission's scenarios, catalogue and contracts, and the
+	// mission) the lock covers: [NewStack] of the missions baton runs.
+	// It is required.
 	Stack *Stack
 }
 

@@ -53,7 +53,7 @@ func lockFixture(tb testing.TB) (dir, protocol string) {
 	protocol = filepath.Join(dir, "p.yaml")
 	writeFile(tb, protocol, "name: locked\nscenarios:\n  ids: [S01]\ntrials: 1\nmutants:\n  catalogue: cat.yaml\n  mode: extend\ncontracts:\n  files: [my-contracts/]\n")
 	writeFile(tb, filepath.Join(dir, "cat.yaml"), extraMutant)
-	src, err := os.ReadFile(filepath.Join("..", "contracts", "default", "intake-action.yaml"))
+	src, err := os.ReadFile(filepath.Join("..", "mission", "invoice", "contracts", "intake-action.yaml"))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -63,10 +63,10 @@ func lockFixture(tb testing.TB) (dir, protocol string) {
 
 func TestLock(t *testing.T) {
 	dir, path := lockFixture(t)
-	if locked, err := CheckLock(path, LockOptions{}); err != nil || locked {
+	if locked, err := CheckLock(path, LockOptions{Stack: NewStack(testMissions())}); err != nil || locked {
 		t.Fatalf("CheckLock before Lock = %v, %v; want false, nil", locked, err)
 	}
-	tree, err := Lock(path, LockOptions{})
+	tree, err := Lock(path, LockOptions{Stack: NewStack(testMissions())})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestLock(t *testing.T) {
 			t.Errorf("lock file lacks %q:\n%s", line, lock)
 		}
 	}
-	if locked, err := CheckLock(path, LockOptions{}); err != nil || !locked {
+	if locked, err := CheckLock(path, LockOptions{Stack: NewStack(testMissions())}); err != nil || !locked {
 		t.Fatalf("CheckLock after Lock = %v, %v; want true, nil", locked, err)
 	}
 	t.Run("sha256sum checks every file", func(t *testing.T) {
@@ -113,7 +113,7 @@ func TestLock(t *testing.T) {
 			before := readFile(t, f)
 			defer os.WriteFile(f, before, 0o644)
 			writeFile(t, f, string(before)+e.add)
-			_, err := CheckLock(path, LockOptions{})
+			_, err := CheckLock(path, LockOptions{Stack: NewStack(testMissions())})
 			if !errors.Is(err, ErrLockMismatch) || !strings.Contains(err.Error(), e.want) {
 				t.Errorf("CheckLock = %v, want ErrLockMismatch naming %q", err, e.want)
 			}
@@ -122,14 +122,14 @@ func TestLock(t *testing.T) {
 	t.Run("a file the loaders do not read changes nothing", func(t *testing.T) {
 		writeFile(t, filepath.Join(dir, "my-contracts", "NOTES.txt"), "not a contract")
 		defer os.Remove(filepath.Join(dir, "my-contracts", "NOTES.txt"))
-		if _, err := CheckLock(path, LockOptions{}); err != nil {
+		if _, err := CheckLock(path, LockOptions{Stack: NewStack(testMissions())}); err != nil {
 			t.Errorf("CheckLock with a non-YAML file added = %v", err)
 		}
 	})
 	t.Run("a legacy lock of the protocol alone is refused", func(t *testing.T) {
 		defer os.WriteFile(LockFile(path), []byte(lock), 0o644)
 		writeFile(t, LockFile(path), HashBytes(readFile(t, path))+"  p.yaml\n")
-		_, err := CheckLock(path, LockOptions{})
+		_, err := CheckLock(path, LockOptions{Stack: NewStack(testMissions())})
 		if !errors.Is(err, ErrLockMismatch) || !strings.Contains(err.Error(), "older baton") {
 			t.Errorf("CheckLock with a legacy lock = %v, want ErrLockMismatch saying it is an older lock", err)
 		}
@@ -156,7 +156,7 @@ func TestLockRefusesWhatWouldDiscardARun(t *testing.T) {
 			if tt.catalogue != "" {
 				writeFile(t, filepath.Join(dir, "cat.yaml"), tt.catalogue)
 			}
-			_, err := Lock(path, LockOptions{})
+			_, err := Lock(path, LockOptions{Stack: NewStack(testMissions())})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Lock = %v, want an error with %q", err, tt.want)
 			}
@@ -170,7 +170,7 @@ func TestLockRefusesWhatWouldDiscardARun(t *testing.T) {
 		path := filepath.Join(dir, "p.yaml")
 		writeFile(t, path, "name: x\nmutants:\n  catalogue: cat.yaml\n  mode: replace\n")
 		writeFile(t, filepath.Join(dir, "cat.yaml"), controlOnly)
-		if _, err := Lock(path, LockOptions{}); err != nil {
+		if _, err := Lock(path, LockOptions{Stack: NewStack(testMissions())}); err != nil {
 			t.Errorf("Lock = %v", err)
 		}
 	})
@@ -183,7 +183,7 @@ func TestRunRefusesAControlLessCatalogue(t *testing.T) {
 	path := filepath.Join(dir, "p.yaml")
 	writeFile(t, path, "name: x\nscenarios:\n  ids: [S01]\ntrials: 1\nmutants:\n  catalogue: cat.yaml\n  mode: replace\n")
 	writeFile(t, filepath.Join(dir, "cat.yaml"), extraMutant)
-	opt := Options{ProtocolPath: path, RunDir: filepath.Join(dir, "run"), Logger: zerolog.Nop()}
+	opt := Options{ProtocolPath: path, RunDir: filepath.Join(dir, "run"), Logger: zerolog.Nop(), Missions: testMissions()}
 	if _, err := Run(context.Background(), opt); err == nil || !strings.Contains(err.Error(), "selects no control mutant") {
 		t.Errorf("Run = %v, want the control-less catalogue refused", err)
 	}
@@ -244,7 +244,7 @@ func TestLockedRunOverrides(t *testing.T) {
 
 	// Resuming the deviated run needs no new reason: the manifest has it.
 	opt.Resume, opt.Deviate = true, ""
-	if _, err := Run(context.Background(), opt); err != nil && !errors.As(err, new(*DiscardedError)) {
+	if _, err := Run(context.Background(), opt); err != nil && !errors.As(err, new(*reports.DiscardedError)) {
 		t.Errorf("resume of a deviated run = %v", err)
 	}
 
@@ -265,11 +265,11 @@ func TestLockedRunOverrides(t *testing.T) {
 // after the lock does not run under the locked hash.
 func TestLockedRunRefusesEditedCatalogue(t *testing.T) {
 	dir, path := lockFixture(t)
-	if _, err := Lock(path, LockOptions{}); err != nil {
+	if _, err := Lock(path, LockOptions{Stack: NewStack(testMissions())}); err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(dir, "cat.yaml"), extraMutant+moreMutant)
-	opt := Options{ProtocolPath: path, RunDir: filepath.Join(dir, "run"), Logger: zerolog.Nop()}
+	opt := Options{ProtocolPath: path, RunDir: filepath.Join(dir, "run"), Logger: zerolog.Nop(), Missions: testMissions()}
 	_, err := Run(context.Background(), opt)
 	if !errors.Is(err, ErrLockMismatch) || !strings.Contains(err.Error(), "mutants.catalogue (cat.yaml)") {
 		t.Errorf("Run = %v, want ErrLockMismatch naming the catalogue", err)
@@ -314,8 +314,8 @@ func TestResumeRefusesAChangedCopy(t *testing.T) {
 	path := filepath.Join(dir, "p.yaml")
 	writeFile(t, path, "name: x\nscenarios:\n  ids: [S01]\ntrials: 1\nmutants:\n  catalogue: cat.yaml\n  mode: replace\n")
 	writeFile(t, filepath.Join(dir, "cat.yaml"), controlOnly)
-	opt := Options{ProtocolPath: path, RunDir: filepath.Join(dir, "run"), Workers: 1, Logger: zerolog.Nop()}
-	if _, err := Run(context.Background(), opt); err != nil && !errors.As(err, new(*DiscardedError)) {
+	opt := Options{ProtocolPath: path, RunDir: filepath.Join(dir, "run"), Workers: 1, Logger: zerolog.Nop(), Missions: testMissions()}
+	if _, err := Run(context.Background(), opt); err != nil && !errors.As(err, new(*reports.DiscardedError)) {
 		t.Fatal(err)
 	}
 	m, err := ReadManifest(opt.RunDir)

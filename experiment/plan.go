@@ -22,6 +22,7 @@ const ObservationDesign = "obs"
 type plan struct {
 	proto     *Protocol
 	stack     *Stack
+	mission   mission.Mission
 	builds    []BuildSpec
 	scenarios []*mission.Scenario
 	golden    [][]mission.Golden // per scenario, nil when the stack prepares none
@@ -109,38 +110,58 @@ func resolve(p *Protocol, st *Stack, path func(string) string) (*plan, error) {
 	if err := st.check(); err != nil {
 		return nil, err
 	}
-	m := st.Mission
-	if p.Mission.Name != m.Name() {
-		return nil, p.errorf("mission.name", "%q: this baton runs mission %q", p.Mission.Name, m.Name())
+	m, ok := st.Missions.Lookup(p.Mission.Name)
+	if !ok {
+		return nil, p.errorf("mission.name", "%q: this baton runs %s", p.Mission.Name, st.Missions.Names())
 	}
-	if p.Mission.Version != "" && p.Mission.Version != m.Version() {
-		return nil, p.errorf("mission.version", "%q: this baton runs %s version %q", p.Mission.Version, m.Name(), m.Version())
+	pl.mission = m
+	if spec := m.Spec(); p.Mission.Version != "" && p.Mission.Version != spec.Version {
+		return nil, p.errorf("mission.version", "%q: this baton runs %s version %q", p.Mission.Version, spec.Name, spec.Version)
 	}
-
-	// Scenarios.
-	files := make([]string, len(p.Scenarios.Files))
-	for i, f := range p.Scenarios.Files {
-		files[i] = path(f)
+	for _, step := range []func(path func(string) string) error{pl.resolveScenarios, pl.resolveBuilds, pl.resolveContracts, pl.resolveDesigns} {
+		if err := step(path); err != nil {
+			return nil, err
+		}
 	}
-	all, hash, err := st.Scenarios(files)
-	if err != nil {
-		return nil, p.wrapf("scenarios.files", err, "load")
-	}
-	pl.scenariosHash = hash
-	sel, err := selectScenarios(p, all)
-	if err != nil {
+	if err := pl.index(); err != nil {
 		return nil, err
 	}
-	pl.scenarios = sel
+	return pl, nil
+}
 
-	// Builds: clean first, then the catalogue's mutants.
+// paths maps the paths a protocol names to the files to read.
+func paths(names []string, path func(string) string) []string {
+	files := make([]string, len(names))
+	for i, f := range names {
+		files[i] = path(f)
+	}
+	return files
+}
+
+// resolveScenarios loads the mission's scenarios and the protocol's files
+// and selects the plan's.
+func (pl *plan) resolveScenarios(path func(string) string) error {
+	p := pl.proto
+	all, hash, err := pl.stack.Scenarios(pl.mission, paths(p.Scenarios.Files, path))
+	if err != nil {
+		return p.wrapf("scenarios.files", err, "load")
+	}
+	pl.scenariosHash = hash
+	pl.scenarios, err = selectScenarios(p, all)
+	return err
+}
+
+// resolveBuilds loads the catalogue and selects the plan's builds: clean
+// first, then the selected mutants in catalogue order.
+func (pl *plan) resolveBuilds(path func(string) string) error {
+	p := pl.proto
 	cat := p.Mutants.Catalogue
 	if cat != CatalogueDefault {
 		cat = path(cat)
 	}
-	muts, hash, err := st.Builds(cat, p.Mutants.Mode)
+	muts, hash, err := pl.stack.Builds(pl.mission, cat, p.Mutants.Mode)
 	if err != nil {
-		return nil, p.wrapf("mutants.catalogue", err, "load")
+		return p.wrapf("mutants.catalogue", err, "load")
 	}
 	pl.catalogueHash = hash
 	pl.builds = []BuildSpec{CleanBuild()}
@@ -150,7 +171,7 @@ func resolve(p *Protocol, st *Stack, path func(string) string) (*plan, error) {
 	}
 	for i, id := range p.Mutants.IDs {
 		if !known[id] {
-			return nil, p.errorf(fmt.Sprintf("mutants.ids[%d]", i), "unknown mutant %q", id)
+			return p.errorf(fmt.Sprintf("mutants.ids[%d]", i), "unknown mutant %q", id)
 		}
 	}
 	for _, b := range muts {
@@ -161,34 +182,43 @@ func resolve(p *Protocol, st *Stack, path func(string) string) (*plan, error) {
 			continue
 		}
 		if b.Info.ID == reports.CleanBuild || strings.Contains(b.Info.ID, "/") {
-			return nil, p.errorf("mutants.catalogue", "mutant id %q cannot name a build", b.Info.ID)
+			return p.errorf("mutants.catalogue", "mutant id %q cannot name a build", b.Info.ID)
 		}
 		pl.builds = append(pl.builds, b)
 	}
+	return nil
+}
 
-	// Contracts.
-	cfiles := make([]string, len(p.Contracts.Files))
-	for i, f := range p.Contracts.Files {
-		cfiles[i] = path(f)
-	}
-	pl.checker, pl.contractsHash, err = st.Contracts(cfiles)
+// resolveContracts loads the contract checker.
+func (pl *plan) resolveContracts(path func(string) string) error {
+	p := pl.proto
+	var err error
+	pl.checker, pl.contractsHash, err = pl.stack.Contracts(pl.mission, paths(p.Contracts.Files, path))
 	if err != nil {
-		return nil, p.wrapf("contracts.files", err, "load")
+		return p.wrapf("contracts.files", err, "load")
 	}
+	return nil
+}
 
-	// Designs.
-	for i, id := range p.Designs {
-		d, ok := st.Design(id)
+// resolveDesigns looks the protocol's designs up.
+func (pl *plan) resolveDesigns(func(string) string) error {
+	for i, id := range pl.proto.Designs {
+		d, ok := pl.stack.Design(id)
 		if !ok || d.Evaluate == nil {
-			return nil, p.errorf(fmt.Sprintf("designs[%d]", i), "unknown design %q", id)
+			return pl.proto.errorf(fmt.Sprintf("designs[%d]", i), "unknown design %q", id)
 		}
 		pl.designs = append(pl.designs, d)
 	}
+	return nil
+}
 
+// index numbers the plan's builds, scenarios and designs; a build id
+// listed twice is an error.
+func (pl *plan) index() error {
 	pl.buildIdx = map[string]int{}
 	for i, b := range pl.builds {
 		if _, dup := pl.buildIdx[b.Info.ID]; dup {
-			return nil, p.errorf("mutants.catalogue", "mutant id %q listed twice", b.Info.ID)
+			return pl.proto.errorf("mutants.catalogue", "mutant id %q listed twice", b.Info.ID)
 		}
 		pl.buildIdx[b.Info.ID] = i
 	}
@@ -200,7 +230,7 @@ func resolve(p *Protocol, st *Stack, path func(string) string) (*plan, error) {
 	for i, d := range pl.designs {
 		pl.designIdx[d.ID] = i + 1
 	}
-	return pl, nil
+	return nil
 }
 
 // prepare records each scenario's golden expectations once.
@@ -211,7 +241,7 @@ func (pl *plan) prepare() error {
 	}
 	pl.golden = make([][]mission.Golden, len(pl.scenarios))
 	for i, sc := range pl.scenarios {
-		g, err := pl.stack.Golden(pl.stack.Mission, sc)
+		g, err := pl.stack.Golden(pl.mission, sc)
 		if err != nil {
 			return fmt.Errorf("prepare scenario %s: %w", sc.ID, err)
 		}
@@ -227,7 +257,7 @@ func (pl *plan) prepareOne(si int) error {
 	if pl.stack.Golden == nil {
 		return nil
 	}
-	g, err := pl.stack.Golden(pl.stack.Mission, pl.scenarios[si])
+	g, err := pl.stack.Golden(pl.mission, pl.scenarios[si])
 	if err != nil {
 		return fmt.Errorf("prepare scenario %s: %w", pl.scenarios[si].ID, err)
 	}

@@ -126,9 +126,9 @@ func annotate(r *reports.Results, pl *plan, man *Manifest) {
 // model-backed core reports its model and prompt here) and each design's
 // definition.
 func methodsOf(pl *plan) reports.Methods {
-	m := pl.stack.Mission
-	out := reports.Methods{Mission: reports.MissionInfo{Name: m.Name(), Version: m.Version()}}
-	for _, a := range m.Agents() {
+	spec := pl.mission.Spec()
+	out := reports.Methods{Mission: reports.MissionInfo{Name: spec.Name, Version: spec.Version}}
+	for _, a := range spec.AgentNames() {
 		c := reports.CoreInfo{Agent: string(a), Kind: reports.CorePolicy, Detail: "no slips"}
 		if slips := pl.env.Profile[a]; len(slips) > 0 {
 			var parts []string
@@ -141,7 +141,7 @@ func methodsOf(pl *plan) reports.Methods {
 		out.Cores = append(out.Cores, c)
 	}
 	for _, d := range pl.designs {
-		out.Designs = append(out.Designs, reports.DesignInfo{ID: d.ID, Name: d.Name, Doc: d.Doc})
+		out.Designs = append(out.Designs, reports.DesignInfo{ID: d.ID, Name: d.Name, Doc: d.DocFor(spec)})
 	}
 	return out
 }

@@ -3,12 +3,10 @@ package experiment
 import (
 	"bytes"
 	"crypto/sha256"
-	_ "embed"
 	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/baton-lab/baton/contracts"
 	"github.com/baton-lab/baton/mission"
@@ -16,19 +14,14 @@ import (
 	"github.com/baton-lab/baton/sandbox"
 )
 
-//go:embed default_protocol.yaml
-var defaultProtocolYAML []byte
-
-// DefaultProtocolName is the source name the embedded protocol reports in
-// errors and manifests.
-const DefaultProtocolName = "default_protocol.yaml"
-
 // Protocol is a pre-registered experiment: what runs (mission, scenarios,
 // mutants, contracts, designs, trials, seed), under which conditions (model
 // profile, fault rates) and the numbers that decide the hypotheses. It is
-// read strictly from YAML by [LoadProtocol] or [ParseProtocol]; a field a
-// file leaves out takes the embedded default protocol's value, and a map
-// section (profile, faults) that is present replaces the default as a whole.
+// read strictly from YAML by [LoadProtocol] or [ParseProtocol]: its
+// mission key selects the mission (the registry's first when it names
+// none), a field a file leaves out takes that mission's default protocol's
+// value (its Spec.Protocol), and a map section (profile, faults) that is
+// present replaces the default as a whole.
 type Protocol struct {
 	Name          string              `json:"name"`
 	Mission       MissionRef          `json:"mission"`
@@ -45,8 +38,9 @@ type Protocol struct {
 	CostWeights   reports.CostWeights `json:"cost_weights"`
 	Thresholds    reports.Thresholds  `json:"thresholds"`
 
-	// Source is the file the protocol was read from (DefaultProtocolName for
-	// the embedded one); Dir is the folder relative paths resolve against.
+	// Source is the file the protocol was read from (the mission's
+	// Spec.Protocol.Name for its default); Dir is the folder relative paths
+	// resolve against.
 	Source string `json:"-"`
 	Dir    string `json:"-"`
 	// SHA256 is the hex SHA-256 of the protocol file's bytes.
@@ -162,21 +156,34 @@ func (p *Protocol) wrapf(field string, err error, format string, args ...any) er
 	return &InputError{File: p.Source, Line: p.line(field), Field: field, Problem: fmt.Sprintf(format, args...), Err: err}
 }
 
-// DefaultProtocol returns the embedded default protocol.
-func DefaultProtocol() *Protocol {
-	p, err := ParseProtocol(defaultProtocolYAML, DefaultProtocolName, "")
-	if err != nil {
-		panic("experiment: embedded default protocol: " + err.Error())
-	}
-	return p
+// DefaultProtocol returns the default protocol of the registry's default
+// mission.
+func DefaultProtocol(missions *mission.Registry) (*Protocol, error) {
+	return MissionProtocol(missions.Default())
 }
 
-// DefaultProtocolYAML returns the embedded default protocol's bytes.
-func DefaultProtocolYAML() []byte { return bytes.Clone(defaultProtocolYAML) }
+// MissionProtocol returns a mission's default protocol (Spec.Protocol),
+// which must be complete: it is the base of every protocol naming the
+// mission.
+func MissionProtocol(m mission.Mission) (*Protocol, error) {
+	f := m.Spec().Protocol
+	d := &decoder{file: f.Name, lines: map[string]int{}, spec: m.Spec()}
+	p := &Protocol{}
+	d.protocol(f.Data, p)
+	if err := d.err(); err != nil {
+		return nil, fmt.Errorf("default protocol of mission %s: %w", m.Spec().Name, err)
+	}
+	if p.Mission.Name != m.Spec().Name {
+		return nil, fmt.Errorf("default protocol of mission %s: %s: mission.name: %q", m.Spec().Name, f.Name, p.Mission.Name)
+	}
+	p.Source, p.Raw, p.lines = f.Name, bytes.Clone(f.Data), d.lines
+	p.SHA256 = HashBytes(f.Data)
+	return p, nil
+}
 
-// LoadProtocol reads a protocol file. Relative paths in it resolve against
-// the file's folder.
-func LoadProtocol(path string) (*Protocol, error) {
+// LoadProtocol reads a protocol file of one of missions. Relative paths in
+// it resolve against the file's folder.
+func LoadProtocol(path string, missions *mission.Registry) (*Protocol, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load protocol: %w", err)
@@ -185,20 +192,32 @@ func LoadProtocol(path string) (*Protocol, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load protocol: %w", err)
 	}
-	return ParseProtocol(data, path, dir)
+	return ParseProtocol(data, path, dir, missions)
 }
 
-// ParseProtocol reads a protocol from data; source names it in errors and
-// dir is the folder relative paths resolve against. Every problem found is
-// reported, each as an [*InputError] "file:line: field: problem".
-func ParseProtocol(data []byte, source, dir string) (*Protocol, error) {
-	var p *Protocol
-	if source == DefaultProtocolName && bytes.Equal(data, defaultProtocolYAML) {
-		p = &Protocol{}
-	} else {
-		p = defaultBase()
+// ParseProtocol reads a protocol of one of missions from data; source names
+// it in errors and dir is the folder relative paths resolve against. Every
+// problem found is reported, each as an [*InputError] "file:line: field:
+// problem"; agents, slips and fault tools are checked against the mission
+// the protocol names.
+func ParseProtocol(data []byte, source, dir string, missions *mission.Registry) (*Protocol, error) {
+	m := missions.Default()
+	if name, line := peekMission(data); name != "" {
+		var ok bool
+		if m, ok = missions.Lookup(name); !ok {
+			return nil, &InputError{File: source, Line: line, Field: "mission.name",
+				Problem: fmt.Sprintf("unknown mission %q (this baton runs %s)", name, missions.Names())}
+		}
 	}
-	d := &decoder{file: source, lines: map[string]int{}}
+	base, err := MissionProtocol(m)
+	if err != nil {
+		return nil, err
+	}
+	p := base.clone()
+	if source == base.Source && bytes.Equal(data, base.Raw) {
+		p = &Protocol{}
+	}
+	d := &decoder{file: source, lines: map[string]int{}, spec: m.Spec()}
 	d.protocol(data, p)
 	if err := d.err(); err != nil {
 		return nil, err
@@ -206,18 +225,6 @@ func ParseProtocol(data []byte, source, dir string) (*Protocol, error) {
 	p.Source, p.Dir, p.Raw, p.lines = source, dir, bytes.Clone(data), d.lines
 	p.SHA256 = HashBytes(data)
 	return p, nil
-}
-
-var (
-	defaultOnce         sync.Once
-	defaultBaseProtocol *Protocol
-)
-
-// defaultBase returns a fresh copy of the default protocol's settings, the
-// base a file's fields are laid over.
-func defaultBase() *Protocol {
-	defaultOnce.Do(func() { defaultBaseProtocol = DefaultProtocol() })
-	return defaultBaseProtocol.clone()
 }
 
 // clone returns a deep copy of the protocol's settings.

@@ -25,6 +25,7 @@ type decoder struct {
 	file  string
 	errs  []error
 	lines map[string]int
+	spec  *mission.Spec // the mission the protocol names
 }
 
 func (d *decoder) failf(line int, field, format string, args ...any) {
@@ -171,32 +172,13 @@ func (d *decoder) protocol(data []byte, p *Protocol) {
 		case "seed":
 			p.Seed, _ = d.uint64(v, key)
 		case "profile":
-			p.Profile = mission.Profile{}
-			d.mapping(v, key, func(agent string, k2, v2 *yaml.Node) {
-				f := key + "." + agent
-				if !mission.HasAgent(mission.Agent(agent)) {
-					d.failf(k2.Line, f, "unknown agent %q (known: %s)", agent, joinAgents())
-					return
-				}
-				rates := map[mission.Slip]float64{}
-				p.Profile[mission.Agent(agent)] = rates
-				d.mapping(v2, f, func(slip string, k3, v3 *yaml.Node) {
-					f3 := f + "." + slip
-					if !slices.Contains(mission.AllSlips, mission.Slip(slip)) {
-						d.failf(k3.Line, f3, "unknown slip %q (known: %s)", slip, joinSlips())
-						return
-					}
-					if x, ok := d.prob(v3, f3); ok {
-						rates[mission.Slip(slip)] = x
-					}
-				})
-			})
+			p.Profile = d.profile(v, key)
 		case "faults":
 			p.Faults = sandbox.FaultRates{}
 			d.mapping(v, key, func(tool string, k2, v2 *yaml.Node) {
 				f := key + "." + tool
-				if !knownFaultTool(tool) {
-					d.failf(k2.Line, f, "unknown tool %q (want \"*\", \"transport\" or a sandbox tool)", tool)
+				if !d.knownFaultTool(tool) {
+					d.failf(k2.Line, f, "unknown tool %q (want \"*\", \"transport\" or a tool of mission %s)", tool, d.spec.Name)
 					return
 				}
 				rates := map[sandbox.FaultKind]float64{}
@@ -299,6 +281,59 @@ func (d *decoder) protocol(data []byte, p *Protocol) {
 	if p.Mutants.Catalogue == CatalogueDefault && p.Mutants.Mode == ModeExtend {
 		d.failf(d.lines["mutants.mode"], "mutants.mode", `extend needs a catalogue file to add to the default catalogue`)
 	}
+}
+
+// profile reads the model profile: per agent of the mission, the rate of
+// each slip it can make.
+func (d *decoder) profile(v *yaml.Node, key string) mission.Profile {
+	prof := mission.Profile{}
+	d.mapping(v, key, func(agent string, k2, v2 *yaml.Node) {
+		f := key + "." + agent
+		if !d.spec.HasAgent(mission.Agent(agent)) {
+			d.failf(k2.Line, f, "unknown agent %q (known: %s)", agent, joinAgents(d.spec))
+			return
+		}
+		rates := map[mission.Slip]float64{}
+		prof[mission.Agent(agent)] = rates
+		d.mapping(v2, f, func(slip string, k3, v3 *yaml.Node) {
+			f3 := f + "." + slip
+			if !d.spec.HasSlip(mission.Agent(agent), mission.Slip(slip)) {
+				d.failf(k3.Line, f3, "unknown slip %q (known for %s: %s)", slip, agent, joinSlips(d.spec, mission.Agent(agent)))
+				return
+			}
+			if x, ok := d.prob(v3, f3); ok {
+				rates[mission.Slip(slip)] = x
+			}
+		})
+	})
+	return prof
+}
+
+// peekMission returns the protocol's mission.name and its line, or "" when
+// it names none (or is not YAML the decoder will read; it reports that).
+func peekMission(data []byte) (name string, line int) {
+	defer func() {
+		if recover() != nil {
+			name, line = "", 0
+		}
+	}()
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil || root.Kind != yaml.DocumentNode || len(root.Content) == 0 {
+		return "", 0
+	}
+	m := deref(root.Content[0])
+	for i := 0; m.Kind == yaml.MappingNode && i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value != "mission" {
+			continue
+		}
+		v := deref(m.Content[i+1])
+		for j := 0; v.Kind == yaml.MappingNode && j+1 < len(v.Content); j += 2 {
+			if n := deref(v.Content[j+1]); v.Content[j].Value == "name" && n.Kind == yaml.ScalarNode {
+				return n.Value, n.Line
+			}
+		}
+	}
+	return "", 0
 }
 
 // unknown reports an unknown key.
@@ -543,30 +578,30 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 func validName(s string) bool { return nameRE.MatchString(s) }
 
-func knownFaultTool(tool string) bool {
+func (d *decoder) knownFaultTool(tool string) bool {
 	if tool == "*" || tool == "transport" {
 		return true
 	}
-	for _, tools := range sandbox.Permissions {
-		if slices.Contains(tools, tool) {
-			return true
-		}
-	}
-	return false
+	_, ok := d.spec.Tools.Tool(tool)
+	return ok
 }
 
-func joinAgents() string {
-	s := make([]string, len(mission.AllAgents))
-	for i, a := range mission.AllAgents {
-		s[i] = string(a)
+func joinAgents(spec *mission.Spec) string {
+	var s []string
+	for _, a := range spec.AgentNames() {
+		s = append(s, string(a))
 	}
 	return strings.Join(s, ", ")
 }
 
-func joinSlips() string {
-	s := make([]string, len(mission.AllSlips))
-	for i, x := range mission.AllSlips {
-		s[i] = string(x)
+func joinSlips(spec *mission.Spec, agent mission.Agent) string {
+	as, _ := spec.Agent(agent)
+	var s []string
+	for _, x := range as.Slips {
+		s = append(s, string(x))
+	}
+	if len(s) == 0 {
+		return "none"
 	}
 	return strings.Join(s, ", ")
 }

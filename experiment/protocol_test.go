@@ -11,12 +11,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/baton-lab/baton/mission/invoice"
 	"github.com/baton-lab/baton/reports"
 	"github.com/baton-lab/baton/sandbox"
 )
 
 func TestDefaultProtocol(t *testing.T) {
-	p := DefaultProtocol()
+	p := mustDefaultProtocol(t)
 	got := struct {
 		Name, Catalogue, Mode, Level, Inputs string
 		Designs                              []string
@@ -33,7 +34,7 @@ func TestDefaultProtocol(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("default protocol (-want +got):\n%s", d)
 	}
-	if p.SHA256 != HashBytes(DefaultProtocolYAML()) {
+	if p.SHA256 != HashBytes(invoice.Spec().Protocol.Data) {
 		t.Errorf("SHA256 = %s, want the hash of the embedded bytes", p.SHA256)
 	}
 	// Low rates: every slip and fault probability is small, refusals off.
@@ -55,11 +56,11 @@ func TestDefaultProtocol(t *testing.T) {
 // TestProtocolOverlay: a file's fields lie over the default protocol; a
 // map section present in the file replaces the default's whole.
 func TestProtocolOverlay(t *testing.T) {
-	p, err := ParseProtocol([]byte("name: small\ntrials: 3\nseed: 42\nfaults:\n  transport:\n    redelivery: 0.5\nscenarios:\n  ids: [S1]\n"), "small.yaml", "/proto")
+	p, err := ParseProtocol([]byte("name: small\ntrials: 3\nseed: 42\nfaults:\n  transport:\n    redelivery: 0.5\nscenarios:\n  ids: [S1]\n"), "small.yaml", "/proto", testMissions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := DefaultProtocol()
+	d := mustDefaultProtocol(t)
 	if p.Trials != 3 || p.Seed != 42 || p.Name != "small" {
 		t.Errorf("trials, seed, name = %d, %d, %q; want 3, 42, small", p.Trials, p.Seed, p.Name)
 	}
@@ -105,12 +106,14 @@ func TestProtocolBadInput(t *testing.T) {
 		{"bad level", "contracts:\n  level: strict\n", `p.yaml:2: contracts.level: unknown value "strict" (want schema or ownership or semantic)`},
 		{"bad inputs", "design_a_inputs: live\n", `p.yaml:1: design_a_inputs: unknown value "live" (want golden or recorded)`},
 		{"unknown agent", "profile:\n  auditor:\n    misread: 0.1\n", `p.yaml:2: profile.auditor: unknown agent "auditor" (known: intake, action, boundary, monitor)`},
-		{"unknown slip", "profile:\n  intake:\n    daydream: 0.1\n", `p.yaml:3: profile.intake.daydream: unknown slip "daydream" (known: misclassify, misread, skip_lookup, misroute)`},
+		{"unknown slip", "profile:\n  intake:\n    daydream: 0.1\n", `p.yaml:3: profile.intake.daydream: unknown slip "daydream" (known for intake: misclassify, misread, misroute)`},
+		{"slip of another agent", "profile:\n  monitor:\n    misread: 0.1\n", `p.yaml:3: profile.monitor.misread: unknown slip "misread" (known for monitor: none)`},
+		{"other mission", "mission:\n  name: triage\n", `p.yaml:2: mission.name: unknown mission "triage" (this baton runs invoice)`},
 		{"slip above 1", "profile:\n  intake:\n    misread: 1.5\n", "p.yaml:3: profile.intake.misread: 1.5: want a probability in [0, 1]"},
 		{"slip not a number", "profile:\n  intake:\n    misread: often\n", `p.yaml:3: profile.intake.misread: want a number, got string "often"`},
 		{"fault below 0", "faults:\n  \"*\":\n    latency: -0.1\n", "p.yaml:3: faults.*.latency: -0.1: want a probability in [0, 1]"},
 		{"unknown fault kind", "faults:\n  lookup_supplier:\n    meteor: 0.1\n", `p.yaml:3: faults.lookup_supplier.meteor: unknown fault kind "meteor" (known: timeout_before_commit, timeout_after_commit, refusal, unavailable, rate_limit, latency, redelivery)`},
-		{"unknown tool", "faults:\n  teleport:\n    latency: 0.1\n", `p.yaml:2: faults.teleport: unknown tool "teleport" (want "*", "transport" or a sandbox tool)`},
+		{"unknown tool", "faults:\n  teleport:\n    latency: 0.1\n", `p.yaml:2: faults.teleport: unknown tool "teleport" (want "*", "transport" or a tool of mission invoice)`},
 		{"transport latency", "faults:\n  transport:\n    latency: 0.1\n", "p.yaml:3: faults.transport.latency: transport has only redelivery"},
 		{"tool redelivery", "faults:\n  escalate:\n    redelivery: 0.1\n", "p.yaml:3: faults.escalate.redelivery: redelivery applies to the transport only (faults.transport.redelivery)"},
 		{"faults not a mapping", "faults: [0.1]\n", "p.yaml:1: faults: want a mapping, got a list"},
@@ -129,7 +132,7 @@ func TestProtocolBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseProtocol([]byte(tt.yaml), "p.yaml", "")
+			_, err := ParseProtocol([]byte(tt.yaml), "p.yaml", "", testMissions())
 			if err == nil {
 				t.Fatalf("ParseProtocol(%q) = nil error, want %q", tt.yaml, tt.want)
 			}
@@ -146,7 +149,7 @@ func TestProtocolBadInput(t *testing.T) {
 
 // TestProtocolManyErrors: every problem is reported, not only the first.
 func TestProtocolManyErrors(t *testing.T) {
-	_, err := ParseProtocol([]byte("trials: 0\nfoo: 1\ndesigns: [Z]\n"), "p.yaml", "")
+	_, err := ParseProtocol([]byte("trials: 0\nfoo: 1\ndesigns: [Z]\n"), "p.yaml", "", testMissions())
 	if err == nil {
 		t.Fatal("want errors")
 	}
@@ -168,14 +171,13 @@ func TestProtocolResolveErrors(t *testing.T) {
 		{"unknown exclude tag", "scenarios:\n  exclude_tags: [nope]\n", `p.yaml:2: scenarios.exclude_tags[0]: unknown tag "nope": no scenario carries it`},
 		{"selects nothing", "scenarios:\n  include_tags: [currency:USD]\n  exclude_tags: [category:variation]\n", "p.yaml:2: scenarios: selects no scenario"},
 		{"unknown mutant", "mutants:\n  ids: [cl-currency, nope]\n", `p.yaml:2: mutants.ids[1]: unknown mutant "nope"`},
-		{"other mission", "mission:\n  name: triage\n", `p.yaml:2: mission.name: "triage": this baton runs mission "invoice"`},
 		{"other version", "mission:\n  version: 0.9\n", `p.yaml:2: mission.version: "0.9": this baton runs invoice version "1.0.0"`},
 		{"catalogue fails to load", "mutants:\n  catalogue: mine.yaml\n", "p.yaml:2: mutants.catalogue: load: /proto/mine.yaml:1: mutants: fake stack has the default catalogue only"},
 		{"scenario file fails to load", "scenarios:\n  files: [more.yaml]\n", "p.yaml:2: scenarios.files: load: fake: no scenario files"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := ParseProtocol([]byte(tt.yaml), "p.yaml", "/proto")
+			p, err := ParseProtocol([]byte(tt.yaml), "p.yaml", "/proto", testMissions())
 			if err != nil {
 				t.Fatalf("ParseProtocol: %v", err)
 			}
@@ -193,7 +195,7 @@ func TestProtocolResolveErrors(t *testing.T) {
 // TestProtocolSelection checks the selection semantics: union of ids and
 // included tags, minus excluded tags, in id order.
 func TestProtocolSelection(t *testing.T) {
-	p, err := ParseProtocol([]byte("scenarios:\n  ids: [S3]\n  include_tags: [currency:USD]\nmutants:\n  classes: [control]\n"), "p.yaml", "")
+	p, err := ParseProtocol([]byte("scenarios:\n  ids: [S3]\n  include_tags: [currency:USD]\nmutants:\n  classes: [control]\n"), "p.yaml", "", testMissions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,13 +249,13 @@ func TestItemIDRoundTrip(t *testing.T) {
 var errLine = regexp.MustCompile(`^fuzz\.yaml(:\d+)?: `)
 
 func FuzzLoadProtocol(f *testing.F) {
-	f.Add(DefaultProtocolYAML())
+	f.Add(invoice.Spec().Protocol.Data)
 	f.Add([]byte("name: x\ntrials: 2\nfoo: 1\n"))
 	f.Add([]byte("profile:\n  intake: &a\n    misread: 0.1\n  action: *a\n"))
 	f.Add([]byte("faults: {\"*\": {latency: 2}}\n"))
 	f.Add([]byte("designs: [A, B, B, Q]\nseed: 0x10\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := ParseProtocol(data, "fuzz.yaml", "")
+		p, err := ParseProtocol(data, "fuzz.yaml", "", testMissions())
 		if err != nil {
 			for _, line := range strings.Split(err.Error(), "\n") {
 				if !errLine.MatchString(line) {

@@ -29,7 +29,7 @@ mutants:
 
 func realStack(tb testing.TB) *Stack {
 	tb.Helper()
-	st, err := DefaultStack()
+	st, err := NewStack(testMissions()), error(nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/baton-lab/baton/designs"
+	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/reports"
 )
 
@@ -39,13 +41,10 @@ type ReplayResult struct {
 // Match reports whether the replay reproduced the stored item exactly.
 func (r *ReplayResult) Match() bool { return len(r.Differences) == 0 }
 
-// Replay regenerates one work item of a run folder with [DefaultStack].
-func Replay(runDir, itemID string) (*ReplayResult, error) {
-	st, err := DefaultStack()
-	if err != nil {
-		return nil, err
-	}
-	return st.Replay(runDir, itemID)
+// Replay regenerates one work item of a run folder of one of missions with
+// [NewStack]; see [Stack.Replay].
+func Replay(missions *mission.Registry, runDir, itemID string) (*ReplayResult, error) {
+	return NewStack(missions).Replay(runDir, itemID)
 }
 
 // Replay regenerates one work item exactly from the run folder: the
@@ -69,7 +68,7 @@ func (st *Stack) Replay(runDir, itemID string) (*ReplayResult, error) {
 	if err := pl.prepareOne(si); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	out, err := pl.evaluate(pl.unitAt(pl.unitIndex(bi, si, trial)), slot, nil)
+	out, err := pl.evaluate(context.Background(), pl.unitAt(pl.unitIndex(bi, si, trial)), slot, nil)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
@@ -173,7 +172,7 @@ func openRun(runDir string, st *Stack) (*plan, *Manifest, error) {
 	if got := HashBytes(data); got != man.Protocol.SHA256 {
 		return nil, nil, fmt.Errorf("%w: %s hashes to %s, the run recorded %s", ErrProtocolChanged, copyPath, short(got), short(man.Protocol.SHA256))
 	}
-	p, err := ParseProtocol(data, copyPath, runDir)
+	p, err := ParseProtocol(data, copyPath, runDir, st.Missions)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -213,13 +212,10 @@ func (pl *plan) locate(itemID string) (bi, si, slot int, err error) {
 
 // ReportFindings hands r the findings, read (and checked) from the run
 // folder's runs.db, of the items whose kept traces report.html embeds
-// (r.TraceItems), which its trace viewer marks at their events.
-func ReportFindings(runDir string, r *reports.Results) error {
-	st, err := DefaultStack()
-	if err != nil {
-		return err
-	}
-	pl, _, err := openRun(runDir, st)
+// (r.TraceItems), which its trace viewer marks at their events. The run is
+// of one of missions.
+func ReportFindings(missions *mission.Registry, runDir string, r *reports.Results) error {
+	pl, _, err := openRun(runDir, NewStack(missions))
 	if err != nil {
 		return fmt.Errorf("report findings: %w", err)
 	}
@@ -262,13 +258,9 @@ func reportFinding(f designs.Finding) reports.Finding {
 
 // TraceInput is the trace viewer of a replayed item ([reports.WriteTracePage]):
 // its regenerated trace and findings beside its clean twin's trace, which
-// it replays too ([DefaultStack]).
-func TraceInput(runDir string, res *ReplayResult) (reports.TraceInput, error) {
-	st, err := DefaultStack()
-	if err != nil {
-		return reports.TraceInput{}, err
-	}
-	return st.TraceInput(runDir, res)
+// it replays too, with [NewStack] of missions.
+func TraceInput(missions *mission.Registry, runDir string, res *ReplayResult) (reports.TraceInput, error) {
+	return NewStack(missions).TraceInput(runDir, res)
 }
 
 // TraceInput is the trace viewer of a replayed item: its regenerated

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -11,20 +12,16 @@ import (
 	"github.com/baton-lab/baton/reports"
 )
 
-// ReviewCandidates returns the review candidates of a run with
-// [DefaultStack]; see [Stack.ReviewCandidates].
-func ReviewCandidates(runDir string, pick func([]reports.ReviewCandidate) []reports.ReviewCandidate) ([]reports.ReviewCandidate, error) {
-	st, err := DefaultStack()
-	if err != nil {
-		return nil, err
-	}
-	return st.ReviewCandidates(runDir, pick)
+// ReviewCandidates returns the review candidates of a run of one of
+// missions with [NewStack]; see [Stack.ReviewCandidates].
+func ReviewCandidates(missions *mission.Registry, runDir string, pick func([]reports.ReviewCandidate) []reports.ReviewCandidate) ([]reports.ReviewCandidate, error) {
+	return NewStack(missions).ReviewCandidates(runDir, pick)
 }
 
 // ReviewCandidates returns one candidate per (build, scenario, trial) of a
 // run for reports.ExportReview: the keys and every design's verdict from
 // runs.db (cheap), then, for the candidates pick keeps (every one when pick
-// is nil), what a reviewer reads (emails, hand-offs, end state, expected
+// is nil), what a reviewer reads (inputs, hand-offs, end state, expected
 // end state), regenerated from the integrated run. Regenerating is checked
 // against the stored trace hash. Pass a pick that draws the sample first:
 // filling every candidate of a full sweep holds every run in memory.
@@ -96,7 +93,7 @@ func (st *Stack) ReviewCandidates(runDir string, pick func([]reports.ReviewCandi
 // reviewer reads.
 func (pl *plan) fillCandidate(c *reports.ReviewCandidate, hashes map[string]string) error {
 	bi, si := pl.buildIdx[c.Build], pl.scenarioIdx[c.Scenario]
-	out, err := pl.evaluate(pl.unitAt(pl.unitIndex(bi, si, c.Trial)), 0, nil)
+	out, err := pl.evaluate(context.Background(), pl.unitAt(pl.unitIndex(bi, si, c.Trial)), 0, nil)
 	if err != nil {
 		return err
 	}
@@ -105,8 +102,8 @@ func (pl *plan) fillCandidate(c *reports.ReviewCandidate, hashes map[string]stri
 		return fmt.Errorf("%w: item %s: regenerated trace hash %s, stored %s", ErrReplayMismatch, id, short(out.row.item.TraceHash), short(want))
 	}
 	sc := pl.scenarios[si]
-	c.Emails = make([]reports.ReviewEmail, len(sc.Emails))
-	for i, e := range sc.Emails {
+	c.Emails = make([]reports.ReviewEmail, len(sc.Inputs))
+	for i, e := range sc.Inputs {
 		c.Emails[i] = reports.ReviewEmail{ID: e.ID, From: e.From, Subject: e.Subject, Body: e.Body}
 	}
 	c.Handoffs = nil

@@ -137,7 +137,7 @@ func (ses *session) stamp(opt Options, rs runSetup) error {
 		man.Deviations = []reports.Deviation{}
 	}
 	man.Baton, man.Go = batonVersion(), goVersion()
-	man.Mission = MissionRef{Name: rs.st.Mission.Name(), Version: rs.st.Mission.Version()}
+	man.Mission = MissionRef{Name: pl.mission.Spec().Name, Version: pl.mission.Spec().Version}
 	man.Hashes = pl.hashes()
 	man.Builds, man.Scenarios, man.Items = len(pl.builds), len(pl.scenarios), pl.total()
 	man.Designs = pl.proto.Designs

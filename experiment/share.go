@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"compress/gzip"
+	"context"
 	"reflect"
 	"slices"
 	"strconv"
@@ -165,7 +166,8 @@ func (a fired) minus(b fired) fired {
 // same reports whether a run is for this item's build, scenario, seed and
 // environment.
 func (m *itemMission) same(b mission.Build, sc *mission.Scenario, seed uint64, env mission.Env) bool {
-	return sc == m.sc && seed == m.seed && sameBuild(b, m.build) && sameMap(env.Profile, m.env.Profile) && sameMap(env.Faults, m.env.Faults)
+	return sc == m.sc && seed == m.seed && sameBuild(b, m.build) && sameMap(env.Profile, m.env.Profile) &&
+		sameMap(env.Faults, m.env.Faults) && sameMap(env.Cores, m.env.Cores)
 }
 
 // sameBuild compares build handles. A build whose seams are of an
@@ -208,10 +210,11 @@ func (m *itemMission) keep(name string, t *mission.Trace) {
 }
 
 // Run executes, or serves from the unit, an integrated run.
-func (m *itemMission) Run(b mission.Build, sc *mission.Scenario, seed uint64, env mission.Env) *mission.Run {
+func (m *itemMission) Run(ctx context.Context, b mission.Build, sc *mission.Scenario, seed uint64, env mission.Env) (*mission.Run, error) {
 	mine := m.same(b, sc, seed, env)
 	share := m.memo != nil && m.memo.share
 	var run *mission.Run
+	var err error
 	switch {
 	case mine && share && m.memo.run != nil:
 		run = m.memo.run.run
@@ -220,23 +223,28 @@ func (m *itemMission) Run(b mission.Build, sc *mission.Scenario, seed uint64, en
 	case mine && share:
 		before := snapshot(m.oracle)
 		start := time.Now()
-		run = m.Mission.Run(b, sc, seed, env)
+		if run, err = m.Mission.Run(ctx, b, sc, seed, env); err != nil {
+			return nil, err
+		}
 		m.memo.run = &sharedRun{run: run, fired: snapshot(m.oracle).minus(before), took: time.Since(start)}
 		m.memo.executed(traceOf(run))
 	default:
-		run = m.Mission.Run(b, sc, seed, env)
+		if run, err = m.Mission.Run(ctx, b, sc, seed, env); err != nil {
+			return nil, err
+		}
 		m.memo.executed(traceOf(run))
 	}
 	if mine && run != nil {
 		m.keep("integrated", run.Trace)
 	}
-	return run
+	return run, nil
 }
 
 // RunCore executes, or serves from the unit, one agent's core run.
-func (m *itemMission) RunCore(b mission.Build, agent mission.Agent, sc *mission.Scenario, in mission.CoreInput, seed uint64, env mission.Env) *mission.CoreRun {
+func (m *itemMission) RunCore(ctx context.Context, b mission.Build, agent mission.Agent, sc *mission.Scenario, in mission.CoreInput, seed uint64, env mission.Env) (*mission.CoreRun, error) {
 	mine := m.same(b, sc, seed, env)
 	var cr *mission.CoreRun
+	var err error
 	if mine && m.memo != nil && m.memo.share {
 		m.memo.key = appendCoreKey(m.memo.key[:0], agent, in)
 		if s, ok := m.memo.cores[string(m.memo.key)]; ok { // no string is made to look up
@@ -246,7 +254,9 @@ func (m *itemMission) RunCore(b mission.Build, agent mission.Agent, sc *mission.
 		} else {
 			before := snapshot(m.oracle)
 			start := time.Now()
-			cr = m.Mission.RunCore(b, agent, sc, in, seed, env)
+			if cr, err = m.Mission.RunCore(ctx, b, agent, sc, in, seed, env); err != nil {
+				return nil, err
+			}
 			m.memo.executed(coreTraceOf(cr))
 			took := time.Since(start)
 			if m.memo.cores == nil {
@@ -255,13 +265,15 @@ func (m *itemMission) RunCore(b mission.Build, agent mission.Agent, sc *mission.
 			m.memo.cores[string(m.memo.key)] = &sharedCore{run: cr, fired: snapshot(m.oracle).minus(before), took: took}
 		}
 	} else {
-		cr = m.Mission.RunCore(b, agent, sc, in, seed, env)
+		if cr, err = m.Mission.RunCore(ctx, b, agent, sc, in, seed, env); err != nil {
+			return nil, err
+		}
 		m.memo.executed(coreTraceOf(cr))
 	}
 	if mine && cr != nil {
 		m.keep("core:"+string(agent)+":"+in.Item, cr.Trace)
 	}
-	return cr
+	return cr, nil
 }
 
 // appendCoreKey appends what identifies a core run's inputs within a unit.

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/mission/invoice"
 )
 
 // TestCoreKeyTellsInputsApart: two core runs share a key only when agent,
@@ -20,16 +21,16 @@ func TestCoreKeyTellsInputsApart(t *testing.T) {
 		agent mission.Agent
 		in    mission.CoreInput
 	}{
-		{mission.Action, in("E1", "ab", "c")},
-		{mission.Action, in("E1", "a", "bc")},
-		{mission.Action, in("E1", "abc")},
-		{mission.Action, in("E1", "abc", "")},
-		{mission.Action, in("E1")},
-		{mission.Action, in("E1\x00")},
-		{mission.Action, in("E2", "ab", "c")},
-		{mission.Boundary, in("E1", "ab", "c")},
-		{mission.Action, in("E1", "1:x")},
-		{mission.Action, in("E1", "x", "")},
+		{invoice.Action, in("E1", "ab", "c")},
+		{invoice.Action, in("E1", "a", "bc")},
+		{invoice.Action, in("E1", "abc")},
+		{invoice.Action, in("E1", "abc", "")},
+		{invoice.Action, in("E1")},
+		{invoice.Action, in("E1\x00")},
+		{invoice.Action, in("E2", "ab", "c")},
+		{invoice.Boundary, in("E1", "ab", "c")},
+		{invoice.Action, in("E1", "1:x")},
+		{invoice.Action, in("E1", "x", "")},
 	}
 	seen := map[string]int{}
 	for i, c := range cases {

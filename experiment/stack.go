@@ -6,33 +6,33 @@ import (
 	"github.com/baton-lab/baton/designs"
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/reports"
-	"github.com/baton-lab/baton/sandbox"
 )
 
-// Stack is what a sweep runs against: the mission, where scenarios,
-// builds and contracts come from, the designs, the end-state check and the
-// writers of results. [DefaultStack] wires baton's own packages; tests hand
-// in fakes.
+// Stack is what a sweep runs against: the missions a protocol may name,
+// where a mission's scenarios, builds and contracts come from, the
+// designs and the writers of results. [NewStack] wires baton's own
+// packages; tests hand in fakes. Everything a stack reads about a mission
+// comes through the mission.
 type Stack struct {
-	Mission mission.Mission
+	// Missions are the missions a protocol may name; the first is the
+	// default.
+	Missions *mission.Registry
 	// Scenarios returns every scenario a protocol may select from (the
 	// mission's own set plus the files), sorted by id, and a hash
 	// identifying them.
-	Scenarios func(files []string) ([]*mission.Scenario, string, error)
-	// Builds returns the mutated builds of a catalogue ("default" or a
-	// path) in mode replace or extend, in catalogue order, and the
-	// catalogue's hash.
-	Builds func(catalogue, mode string) ([]BuildSpec, string, error)
+	Scenarios func(m mission.Mission, files []string) ([]*mission.Scenario, string, error)
+	// Builds returns the mutated builds of a catalogue ("default", the
+	// mission's own, or a path) in mode replace or extend, in catalogue
+	// order, and the catalogue's hash.
+	Builds func(m mission.Mission, catalogue, mode string) ([]BuildSpec, string, error)
 	// Contracts returns the contract checker (the mission's default
-	// contracts when files is empty) and its hash.
-	Contracts func(files []string) (designs.ContractChecker, string, error)
+	// contracts, with files' edges replacing theirs) and its hash.
+	Contracts func(m mission.Mission, files []string) (designs.ContractChecker, string, error)
 	// Design returns the design with an id.
 	Design func(id string) (designs.Design, bool)
 	// Golden prepares a scenario's per-agent golden expectations once, for
 	// every evaluation of it; nil leaves it to the designs.
 	Golden func(m mission.Mission, sc *mission.Scenario) ([]mission.Golden, error)
-	// Check compares an end state with the expected one.
-	Check func(want *sandbox.Expected, got *sandbox.State) []sandbox.Difference
 	// Write writes results.json and the reports into a run folder.
 	Write func(dir string, r *reports.Results) error
 }
@@ -40,12 +40,12 @@ type Stack struct {
 // check reports a stack missing a part.
 func (st *Stack) check() error {
 	switch {
-	case st.Mission == nil:
-		return fmt.Errorf("stack: no mission")
+	case st.Missions == nil:
+		return fmt.Errorf("stack: %w", ErrNoStack)
 	case st.Scenarios == nil || st.Builds == nil || st.Contracts == nil || st.Design == nil:
 		return fmt.Errorf("stack: scenarios, builds, contracts and designs are required")
-	case st.Check == nil || st.Write == nil:
-		return fmt.Errorf("stack: the end-state check and the results writer are required")
+	case st.Write == nil:
+		return fmt.Errorf("stack: the results writer is required")
 	}
 	return nil
 }

@@ -9,34 +9,31 @@ import (
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/mutants"
 	"github.com/baton-lab/baton/reports"
-	"github.com/baton-lab/baton/sandbox"
 )
 
-// DefaultStack wires baton's own packages: the reference mission and its
-// scenarios, the mutant catalogue, the hand-off contracts (a protocol's
-// contract files replace the default contract of each edge they cover),
-// designs A-C, the sandbox's end-state check and the reports.
-func DefaultStack() (*Stack, error) {
+// NewStack wires baton's own packages over missions: each mission's
+// scenarios, its mutant catalogue (the mutants package), its hand-off
+// contracts (a protocol's contract files replace the default contract of
+// each edge they cover), designs A-C and the reports.
+func NewStack(missions *mission.Registry) *Stack {
 	return &Stack{
-		Mission:   mission.Reference(),
-		Scenarios: defaultScenarios,
-		Builds:    defaultBuilds,
-		Contracts: defaultContracts,
+		Missions:  missions,
+		Scenarios: missionScenarios,
+		Builds:    missionBuilds,
+		Contracts: missionContracts,
 		Design:    designs.ByID,
 		Golden:    designs.PrepareGolden,
-		Check:     sandbox.Check,
 		Write:     reports.WriteAll,
-	}, nil
+	}
 }
 
-func defaultScenarios(files []string) ([]*mission.Scenario, string, error) {
-	all, err := mission.DefaultScenarios()
+func missionScenarios(m mission.Mission, files []string) ([]*mission.Scenario, string, error) {
+	all, hash, err := m.Scenarios()
 	if err != nil {
 		return nil, "", err
 	}
-	hash := mission.ScenariosHash()
 	if len(files) > 0 {
-		extra, err := mission.LoadScenarios(files...)
+		extra, err := m.LoadScenarios(files...)
 		if err != nil {
 			return nil, "", err
 		}
@@ -55,34 +52,38 @@ func defaultScenarios(files []string) ([]*mission.Scenario, string, error) {
 	return all, hash, nil
 }
 
-func defaultBuilds(catalogue, mode string) ([]BuildSpec, string, error) {
+func missionBuilds(m mission.Mission, catalogue, mode string) ([]BuildSpec, string, error) {
 	var (
 		cat *mutants.Catalogue
 		err error
 	)
 	if catalogue == CatalogueDefault {
-		cat, err = mutants.Default()
+		cat, err = mutants.Default(m.Spec())
 	} else {
-		cat, err = mutants.Load(catalogue, nil, mode)
+		cat, err = mutants.Load(catalogue, nil, mode, m.Spec())
 	}
 	if err != nil {
 		return nil, "", err
 	}
 	out := make([]BuildSpec, 0, len(cat.Mutants))
-	for _, m := range cat.Mutants {
+	for _, mu := range cat.Mutants {
 		out = append(out, BuildSpec{
 			Info: reports.BuildInfo{
-				ID: m.ID, Class: string(m.Class), Location: string(m.Location()),
-				Operator: m.Operator, Description: m.Description,
+				ID: mu.ID, Class: string(mu.Class), Location: string(mu.Location()),
+				Operator: mu.Operator, Description: mu.Description,
 			},
-			Switch: m.Switch,
+			Switch: mu.Switch,
 		})
 	}
 	return out, cat.Hash(), nil
 }
 
-func defaultContracts(files []string) (designs.ContractChecker, string, error) {
-	set, err := contracts.Default()
+func missionContracts(m mission.Mission, files []string) (designs.ContractChecker, string, error) {
+	spec := m.Spec()
+	if spec.Contracts == nil {
+		return nil, "", fmt.Errorf("mission %s has no contracts", spec.Name)
+	}
+	set, err := contracts.LoadFS(spec.Contracts, "mission/"+spec.Name+"/contracts")
 	if err != nil {
 		return nil, "", err
 	}
@@ -92,9 +93,6 @@ func defaultContracts(files []string) (designs.ContractChecker, string, error) {
 			return nil, "", err
 		}
 		set = set.Merge(user)
-	}
-	if set == nil {
-		return nil, "", fmt.Errorf("no contracts")
 	}
 	return set, set.Hash(), nil
 }

@@ -81,9 +81,9 @@ func TestStatusesToldApart(t *testing.T) {
 	writeFile(t, pf, statusProtocol)
 	runDir := filepath.Join(dir, "run")
 	sum, err := Run(context.Background(), Options{ProtocolPath: pf, RunDir: runDir, Workers: 2, Stack: realStack(t), Logger: zerolog.Nop()})
-	var de *DiscardedError
+	var de *reports.DiscardedError
 	if !errors.As(err, &de) {
-		t.Fatalf("Run = %v, want a *DiscardedError for the no-op control", err)
+		t.Fatalf("Run = %v, want a *reports.DiscardedError for the no-op control", err)
 	}
 	if sum.Valid || !strings.Contains(sum.Reason, "noop-currency-eur") || strings.Contains(sum.Reason, "ctl-bank-account") {
 		t.Errorf("validity %v, reason %q: want discarded for noop-currency-eur alone", sum.Valid, sum.Reason)

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,12 +14,14 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/reports"
 )
 
 // Options set up a [Run].
 type Options struct {
-	// ProtocolPath is the protocol file; "" runs the embedded default.
+	// ProtocolPath is the protocol file; "" runs the default mission's
+	// default protocol.
 	ProtocolPath string
 	// OutDir is where a new run folder is made, named
 	// <name>-<seed>-<first 8 hex of the protocol hash> (plus -t<trials>
@@ -45,8 +48,11 @@ type Options struct {
 	// (stored before this session included) and the total.
 	Progress func(done, total int)
 
-	// Stack is what runs; nil means DefaultStack().
-	Stack *Stack
+	// Missions are the missions a protocol may name (the first is the
+	// default); the command line builds the registry. Stack, when set,
+	// is what runs instead: NewStack(Missions) when nil.
+	Missions *mission.Registry
+	Stack    *Stack
 	// TraceSample is the share of items whose trace bytes are stored
 	// whatever their verdict; 0 means DefaultTraceSample, a negative value
 	// stores none.
@@ -71,6 +77,17 @@ type Options struct {
 	noShare bool
 }
 
+// stack returns the stack the options run.
+func (opt *Options) stack() (*Stack, error) {
+	switch {
+	case opt.Stack != nil:
+		return opt.Stack, nil
+	case opt.Missions != nil:
+		return NewStack(opt.Missions), nil
+	}
+	return nil, ErrNoStack
+}
+
 // Summary is what a finished run reports.
 type Summary struct {
 	RunDir   string
@@ -88,19 +105,17 @@ type Summary struct {
 // runs.db and into the aggregation; then it writes results.json and the
 // reports (a resumed run aggregates the stored rows instead). Cancelling ctx stops the sweep cleanly: every finished item
 // is committed, and Options.Resume continues from there. A run that fails
-// the validity gate returns a [*DiscardedError] after writing every output.
+// the validity gate returns a [*reports.DiscardedError] after writing every
+// output.
 func Run(ctx context.Context, opt Options) (*Summary, error) {
 	log := opt.Logger
 	clock := opt.Clock
 	if clock == nil {
 		clock = time.Now
 	}
-	st := opt.Stack
-	if st == nil {
-		var err error
-		if st, err = DefaultStack(); err != nil {
-			return nil, err
-		}
+	st, err := opt.stack()
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
 	}
 
 	// The protocol: lock, load, overrides.
@@ -109,13 +124,14 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	var legacyLock error
 	absPath := ""
 	if opt.ProtocolPath == "" {
-		p = DefaultProtocol()
+		if p, err = DefaultProtocol(st.Missions); err != nil {
+			return nil, fmt.Errorf("run: %w", err)
+		}
 	} else {
-		var err error
 		if lock, legacyLock = readLock(opt.ProtocolPath); lock == nil && legacyLock != nil {
 			return nil, fmt.Errorf("run: %w", legacyLock)
 		}
-		if p, err = LoadProtocol(opt.ProtocolPath); err != nil {
+		if p, err = LoadProtocol(opt.ProtocolPath, st.Missions); err != nil {
 			return nil, fmt.Errorf("run: %w", err)
 		}
 		if absPath, err = filepath.Abs(opt.ProtocolPath); err != nil {
@@ -180,7 +196,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	}
 	log.Info().Str("run", runDir).Bool("valid", sum.Valid).Msg("results written")
 	if !sum.Valid {
-		return sum, &DiscardedError{RunDir: runDir, Reason: sum.Reason}
+		return sum, &reports.DiscardedError{RunDir: runDir, Reason: sum.Reason}
 	}
 	return sum, nil
 }
@@ -286,9 +302,13 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 					if done.has(itemIndex(pl, u.index, slot)) {
 						continue
 					}
-					out, err := pl.evaluate(u, slot, memo)
+					out, err := pl.evaluate(ctx, u, slot, memo)
 					if err != nil {
-						fail(err)
+						// A cancelled sweep stops where it is: the item is
+						// not stored, and a resumed sweep runs it.
+						if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
+							fail(err)
+						}
 						break
 					}
 					k := out.keepTrace(pl.seed, sample, !opt.SampleTracesOnly)

@@ -36,7 +36,7 @@ func runProtocol(tb testing.TB, st *Stack, protocol string, opt Options) (*Summa
 // everything (fakes cannot detect anything, so their runs are discarded).
 func finished(tb testing.TB, err error) {
 	tb.Helper()
-	var de *DiscardedError
+	var de *reports.DiscardedError
 	if err != nil && !errors.As(err, &de) {
 		tb.Fatalf("Run: %v", err)
 	}
@@ -73,9 +73,9 @@ func TestSweepFakeWorkersAgree(t *testing.T) {
 // discarded, with every output written.
 func TestDiscarded(t *testing.T) {
 	sum, dir, err := runProtocol(t, fakeStack(), fakeProtocol, Options{Workers: 2})
-	var de *DiscardedError
+	var de *reports.DiscardedError
 	if !errors.As(err, &de) {
-		t.Fatalf("Run = %v, want a *DiscardedError", err)
+		t.Fatalf("Run = %v, want a *reports.DiscardedError", err)
 	}
 	if !errors.Is(err, reports.ErrDiscarded) {
 		t.Errorf("Run = %v, want it to wrap reports.ErrDiscarded", err)
@@ -108,7 +108,7 @@ func interrupting(st *Stack, n int64, cancel context.CancelFunc) *Stack {
 			return d, ok
 		}
 		eval := d.Evaluate
-		d.Evaluate = func(in designs.Input) designs.Verdict {
+		d.Evaluate = func(in designs.Input) (designs.Verdict, error) {
 			if count.Add(1) == n {
 				cancel()
 			}
@@ -266,7 +266,7 @@ func TestRunDirNaming(t *testing.T) {
 	dir := t.TempDir()
 	pf := filepath.Join(dir, "p.yaml")
 	writeFile(t, pf, fakeProtocol)
-	p, err := LoadProtocol(pf)
+	p, err := LoadProtocol(pf, testMissions())
 	if err != nil {
 		t.Fatal(err)
 	}

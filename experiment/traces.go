@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/reports"
 	"github.com/baton-lab/baton/sandbox"
 )
@@ -161,14 +162,10 @@ func (m *unitMemo) gzip(b []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// ExportTraces writes kept traces with [DefaultStack]; see
-// [Stack.ExportTraces].
-func ExportTraces(runDir string, ids ...string) ([]string, error) {
-	st, err := DefaultStack()
-	if err != nil {
-		return nil, err
-	}
-	return st.ExportTraces(runDir, ids...)
+// ExportTraces writes kept traces of a run of one of missions with
+// [NewStack]; see [Stack.ExportTraces].
+func ExportTraces(missions *mission.Registry, runDir string, ids ...string) ([]string, error) {
+	return NewStack(missions).ExportTraces(runDir, ids...)
 }
 
 // ExportTraces writes the kept traces of a run's items to

@@ -1,36 +1,39 @@
 package experiment
 
 import (
+	"fmt"
 	"slices"
 
+	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/mutants"
 )
 
-// Validate loads the protocol at path (the embedded default when path is
-// "") and checks it against the default stack exactly as a run would: its
-// scenarios, tags, mutants, contract files and mission. It also refuses
-// what a run would only find out after all its work ([checkRunnable]): no
-// control mutant selected. It runs nothing. `baton protocol lock`
-// validates before it locks, so that a protocol that could not run, or
-// whose run would be discarded, is never pre-registered.
-func Validate(path string) (*Protocol, error) {
-	p, _, err := validate(path, nil)
+// Validate loads the protocol at path (the default mission's default
+// protocol when path is "") and checks it against missions exactly as a
+// run would: its mission, scenarios, tags, mutants and contract files. It
+// also refuses what a run would only find out after all its work
+// ([checkRunnable]): no control mutant selected. It runs nothing. `baton
+// protocol lock` validates before it locks, so that a protocol that could
+// not run, or whose run would be discarded, is never pre-registered.
+func Validate(missions *mission.Registry, path string) (*Protocol, error) {
+	p, _, err := validate(path, NewStack(missions))
 	return p, err
 }
 
-// validate is [Validate] against a stack (nil: the default one), with the
-// plan it resolved.
+// validate is [Validate] against a stack, with the plan it resolved.
 func validate(path string, st *Stack) (*Protocol, *plan, error) {
-	p := DefaultProtocol()
-	if path != "" {
-		var err error
-		if p, err = LoadProtocol(path); err != nil {
-			return nil, nil, err
-		}
-	}
 	if st == nil {
-		var err error
-		if st, err = DefaultStack(); err != nil {
+		return nil, nil, fmt.Errorf("validate protocol: %w", ErrNoStack)
+	}
+	if err := st.check(); err != nil {
+		return nil, nil, err
+	}
+	p, err := DefaultProtocol(st.Missions)
+	if err != nil {
+		return nil, nil, err
+	}
+	if path != "" {
+		if p, err = LoadProtocol(path, st.Missions); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -21,7 +21,7 @@ func TestValidate(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tc.yaml), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := Validate(path)
+			_, err := Validate(testMissions(), path)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("Validate: %v", err)
@@ -30,7 +30,7 @@ func TestValidate(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Validate(""); err != nil {
+	if _, err := Validate(testMissions(), ""); err != nil {
 		t.Errorf("the embedded default protocol does not validate: %v", err)
 	}
 }

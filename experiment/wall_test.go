@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"testing"
@@ -36,14 +37,14 @@ type slowMission struct {
 	run, core time.Duration
 }
 
-func (m slowMission) Run(b mission.Build, sc *mission.Scenario, seed uint64, env mission.Env) *mission.Run {
+func (m slowMission) Run(ctx context.Context, b mission.Build, sc *mission.Scenario, seed uint64, env mission.Env) (*mission.Run, error) {
 	time.Sleep(m.run)
-	return m.fakeMission.Run(b, sc, seed, env)
+	return m.fakeMission.Run(ctx, b, sc, seed, env)
 }
 
-func (m slowMission) RunCore(b mission.Build, agent mission.Agent, sc *mission.Scenario, in mission.CoreInput, seed uint64, env mission.Env) *mission.CoreRun {
+func (m slowMission) RunCore(ctx context.Context, b mission.Build, agent mission.Agent, sc *mission.Scenario, in mission.CoreInput, seed uint64, env mission.Env) (*mission.CoreRun, error) {
 	time.Sleep(m.core)
-	return m.fakeMission.RunCore(b, agent, sc, in, seed, env)
+	return m.fakeMission.RunCore(ctx, b, agent, sc, in, seed, env)
 }
 
 // TestSharedRunsChargeWall: design B is served the observation run and
@@ -52,7 +53,7 @@ func (m slowMission) RunCore(b mission.Build, agent mission.Agent, sc *mission.S
 func TestSharedRunsChargeWall(t *testing.T) {
 	const run, core = 15 * time.Millisecond, 8 * time.Millisecond
 	st := fakeStack()
-	st.Mission = slowMission{run: run, core: core}
+	st.Missions, _ = mission.NewRegistry(slowMission{run: run, core: core})
 	_, runDir, err := runProtocol(t, st, "name: fake\ntrials: 1\nseed: 11\n", Options{Workers: 2})
 	finished(t, err)
 	s, err := openStore(filepath.Join(runDir, StoreFile))

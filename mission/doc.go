@@ -1,99 +1,98 @@
-// Package mission is the system under test: the reference supplier-invoice
-// mission (intake, action, boundary and monitor agents over a [sandbox]),
-// its scenarios, traces and model profiles, behind the [Mission] interface
-// that designs and experiments use.
+// Package mission is baton's kernel: what every mission is made of and the
+// engine that runs one. It knows agents, edges, hand-offs, seams, tools,
+// records and traces, never what a mission's records or messages mean; a
+// mission is a package beside it (mission/<name>, the reference mission
+// among them) that describes itself as data and supplies its cores.
+//
+// # A mission
+//
+// A mission package fills in a [Spec] and hands it to [New] inside a
+// [Definition]:
+//
+//   - the agents ([AgentSpec]): their slips, their decisions (kind, the
+//     result field holding the choice, the choices), their hard trajectory
+//     rules ([Rule]) and the JSON Schema of their result; the Entry agent
+//     takes one turn per scenario input, a Collect agent one turn at the
+//     end of the day over every message it received, any other agent with
+//     incoming edges one turn per message;
+//   - the message kinds ([MessageSpec]) with their payload fields
+//     ([Field]: name, type, silent default) and the edges ([EdgeSpec]),
+//     each carrying one kind, whether it carries the producer's escalation
+//     state, and the result field its payload comes from;
+//   - the system of record: a [sandbox.Registry] of tools (argument schema,
+//     read or write, record kind written, permitted agents, handler) over
+//     the mission's own [sandbox.Records];
+//   - the default contracts (an fs.FS), mutant catalogue and experiment
+//     protocol;
+//   - in the Definition: the default [Core] of each agent, the end-state
+//     check and the scenario parser.
+//
+// [New] returns a [Mission]. Designs, mutant operators, the protocol
+// decoder, contracts and reports read everything they know about a
+// mission through [Mission.Spec]: no package keeps a table of one
+// mission's facts. [Registry] is the list of missions a program runs,
+// built by the command line and passed down.
+//
+// # The engine
+//
+// [Mission.Run] processes a [Scenario]'s inputs in order, each through the
+// whole mission before the next, over a deterministic FIFO transport, then
+// has the collecting agents take their end-of-day turns. A turn's result
+// goes out on the agent's edges in declared order: the emitter copies the
+// message kind's payload fields from the result (or from its Source
+// field), fills the envelope (id, edge, kind, schema version, idempotency
+// key item:kind, next owner, escalation state, item) and marshals real
+// JSON bytes. The transport delivers to the envelope's owners, drops a
+// copy of a key it already delivered, and redelivers with the protocol's
+// rate. The consumer's parser reads the envelope and each payload field
+// with its type and silent default (a missing currency, an unreadable
+// date, a lenient number): a consumer reads whatever arrives as the kind of
+// its incoming edge with the envelope's kind, else of its first incoming
+// edge. [Mission.RunCore] runs one agent alone on a golden input, against
+// a fixture: the scenario's initial state plus what the clean mission
+// wrote before the agent's turn on the item.
+//
+// # Cores and the tool box
+//
+// A [Core] plays one [Turn]: it reads the turn's input (the entry agent's
+// [Input], else the parsed [Handoff] messages and their wire bytes), calls
+// tools through [Turn.Call], reports its decision steps ([Turn.Step] for a
+// policy's byte-estimated tokens, [Turn.ModelCall] for a model's counted
+// ones) and returns its structured [Result]. Every tool call goes through
+// the tool box: the build's ToolArgs seam, up to MaxAttempts attempts with
+// exponential back-off on the virtual clock, the idempotency key item:tool
+// on the first attempt and the RetryKey seam's on retries, the sandbox's
+// faults on every attempt. A core that decides in its turn ([Policy],
+// [DecidesInTurn]) asks [Turn.Decide]; for any other the kernel applies the
+// Decide seam to the result's decision fields, so a seeded defect acts on
+// a decision whatever made it. [Env].Cores replaces an agent's core for a
+// run (a model for one agent, the policies for the others).
+//
+// # Builds, seams and the oracle
 //
 // A [Build] is the mission with at most one seeded defect switched on. The
 // defect acts through [Seams], the places where a real team's change goes
 // wrong; the build handle carries them opaquely, so an evaluator that is
-// handed a build can run it but cannot see what is in it.
+// handed a build can run it but cannot see what is in it. What fired
+// (slips, faults, redeliveries, a seam reaching its target) goes to the
+// build's [Oracle], which designs never see.
 //
-// # The reference invoice mission
+// # Scenarios and goldens
 //
-// [Reference] returns it. Each email of a [Scenario] is processed in order, each through all agents
-// before the next starts, over a deterministic FIFO transport:
+// A [Scenario] is one business day: the initial [sandbox.State], the
+// inputs, the expected end state (in the mission's terms) and the
+// per-agent golden expectations ([Golden]) design A scores against.
+// [Mission.RecordGolden] records them from the clean build with zero slips
+// and faults, and refuses when that run does not pass the mission's check;
+// a mission stores reviewed goldens as [GoldenFile]s beside its scenarios
+// and attaches them with [AttachGoldens].
 //
-//	intake -(invoice.extracted)-> action -(match.prepared)-> boundary -(decision.made)-> monitor
-//	intake, action -(exception.raised)-> monitor
+// # Determinism
 //
-// The monitor publishes one exception report at the end of the day. Real
-// JSON bytes cross every hand-off; emitters call [Seams.Emit] just before
-// marshalling, parsers call [Seams.Parse] just after unmarshalling and before
-// applying their silent defaults.
-//
-// # Outcomes and reasons
-//
-// The clean mission writes exactly these strings (scenarios author expected
-// end states with them). Boundary takes the first rule that applies:
-//
-//  1. escalate [ReasonSuspicious]: prompt-injection text or a <script> element.
-//  2. reject [ReasonDuplicateInvoice]: the (supplier, invoice number) is
-//     already registered (earlier email, or paid before the day) or
-//     register_invoice answered BR-409.
-//  3. close: [ReasonCreditNote] (credit notes), [ReasonStatement] (supplier
-//     statements), [ReasonOutOfScope] (no attachment: newsletters, etc.).
-//  4. escalate [ReasonUnknownSupplier]: the sender is not a supplier on file.
-//  5. escalate [ReasonBankAccountChanged]: the document's bank account differs
-//     from the supplier record's, or the body announces new bank details.
-//  6. escalate [ReasonPOSupplierMismatch]: the PO belongs to another supplier.
-//  7. escalate [ReasonSystemUnavailable]: a tool call's retries ran out,
-//     upstream or in boundary itself; [ReasonToolRefused] when a call was
-//     refused (authorisation, validation or business rule) instead.
-//  8. escalate [ReasonVarianceUnexplained]: match outside tolerance that
-//     cannot be explained.
-//  9. escalate [ReasonNoPO]: no PO number, or the PO is not on file.
-//  10. escalate [ReasonUnknownCurrency]: a currency outside the rate table.
-//  11. escalate [ReasonAboveThreshold]: gross in EUR above 10000.00.
-//  12. escalate [ReasonReviewRequested]: escalation requested upstream for a
-//     reason none of the above names.
-//  13. otherwise approve ([ReasonApproved]) and schedule payment of the gross,
-//     in the invoice currency, to the supplier record's bank account.
-//
-// Matching (action): the PO value of received goods is the sum over PO lines
-// of received quantity times the PO unit price; variance = invoice net minus
-// that value. |variance| <= max(1%, 5.00) is matched; beyond that, if every
-// invoice line's quantity equals the receipts, some unit price differs from
-// the PO and |variance| <= 5%, it is variance_explained (paid); otherwise
-// variance_unexplained.
-//
-// The exception report has one entry per escalated email (kind escalation),
-// rejected email (kind rejection) and tool call that failed for good (kind
-// tool_failure or refusal, reason = the error code), sorted by item, kind and
-// reason. Closures and payments are not reported.
-//
-// # Decisions, seams and slips
-//
-// Model calls (one per decision step) and the [Seams.Decide] kinds:
-// intake "classify" (doc type) and "escalate" (none|requested), plus an
-// "extract" step; action "match" step, "proposal" (post|hold|close|reject)
-// and "escalate"; boundary "decision" (approved|escalated|rejected|closed);
-// every emitter "route" (the next owner); monitor a "report" step. Slips
-// are drawn with Dice.Chance(p, agent, "slip:"+slip, item, 0).
-//
-// # Core runs alone
-//
-// [Mission.RunCore] starts the core from a fixture: the scenario's initial
-// state plus what the clean mission (zero slips and faults) wrote before the
-// agent's turn on the item, so that the invoice a boundary approves exists
-// and a same-day duplicate is found, as in the integrated run. Incoming
-// messages are read with the clean parser. The monitor's item is the
-// scenario's day.
-//
-// # Golden expectations
-//
-// A [Golden] is one agent's expected behaviour on one item: its input, its
-// tool calls, its structured result and the wire messages it emits. Design
-// A scores each agent against them. [RecordGolden] records them from the
-// clean build with zero slips and faults, and refuses when that run does not
-// reach the scenario's authored end state.
-//
-// The default scenarios' goldens are a stored, reviewed artifact:
-// scenarios/golden/<scenario-id>.json, one [GoldenFile] per scenario,
-// embedded next to the YAML and attached by [DefaultScenarios] as
-// Scenario.Golden. `go test ./mission -run TestGoldenFiles -update`
-// re-records them; without -update that test fails when the clean build no
-// longer records exactly the stored files, and checks that each file agrees
-// with its scenario's authored end state. Scenarios loaded with
-// [LoadScenarios], or changed since their file was recorded, carry no
-// goldens, and designs record them on the fly.
+// Every random draw comes from the keyed dice of the trial seed
+// ([sandbox.Dice]): a slip is drawn as (agent, "slip:"+slip, item), a
+// misrouted owner as (sender, "slip:misroute:owner", item), a redelivery
+// as (sender, "redeliver:"+edge, item). Time is a virtual clock. The same
+// build, scenario, seed and environment give the same trace and end state,
+// byte for byte.
 package mission

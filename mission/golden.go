@@ -2,12 +2,11 @@ package mission
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/baton-lab/baton/sandbox"
 )
 
 // ErrGoldenMismatch reports that the clean build's end state departs from a
@@ -53,26 +52,30 @@ func (rc *recorder) emitted(agent Agent, item string, e Edge, raw []byte) {
 	g.Emitted[e.String()] = raw
 }
 
-// RecordGolden runs m's clean build on sc with zero slips and faults and
+// RecordGolden runs the clean build on sc with zero slips and faults and
 // returns each agent's golden expectation per item: the input it received
-// (the email id for intake; the wire messages for the others, for the
-// monitor every message of the day under the item sc.Day), its logical tool
-// calls in order, its result and the wire bytes it emitted by edge. Goldens
-// are sorted by agent (flow order), then item. It fails, naming each
-// difference, when the run's end state does not pass sandbox.Check against
-// sc.Expect: a golden must never be recorded from a wrong run.
-func RecordGolden(m Mission, sc *Scenario) ([]Golden, error) {
-	if _, ok := m.(*invoiceMission); !ok {
-		return nil, fmt.Errorf("record golden %s: mission %s does not support recording", sc.ID, m.Name())
-	}
-	r := newRunner(NoSeams{}, sc, &sc.Initial, 0, Env{})
-	r.rec = &recorder{byKey: make(map[goldenKey]*Golden, 4*len(sc.Emails)+1)}
+// (the input's id for the entry agent; the wire messages for the others,
+// for a collecting agent every message of the day under the item sc.Day),
+// its logical tool calls in order, its result and the wire bytes it
+// emitted by edge. Goldens are sorted by agent (flow order), then item. It
+// fails, naming each difference, when the run's end state does not pass
+// the mission's check: a golden must never be recorded from a wrong run.
+func (e *engine) RecordGolden(sc *Scenario) ([]Golden, error) {
+	r := e.newRunner(context.Background(), NoSeams{}, sc, &sc.Initial, 0, Env{})
+	r.rec = &recorder{byKey: make(map[goldenKey]*Golden, 4*len(sc.Inputs)+1)}
 	r.runDay()
-	// The monitor's input is every message it received that day.
-	mon := r.rec.get(Monitor, r.day)
-	mon.Input.Messages = append([][]byte(nil), r.inboxRaw...)
-
-	if diffs := sandbox.Check(&sc.Expect, r.sb.Snapshot()); len(diffs) > 0 {
+	if r.err != nil {
+		return nil, fmt.Errorf("record golden %s: %w", sc.ID, r.err)
+	}
+	// A collecting agent's input is every message it received that day.
+	for ai, c := range e.t.collect {
+		if !c {
+			continue
+		}
+		g := r.rec.get(e.t.agents[ai], r.day)
+		g.Input.Messages = append([][]byte(nil), r.box(ai).raws...)
+	}
+	if diffs := e.def.Check(sc, r.sb.Snapshot()); len(diffs) > 0 {
 		var b strings.Builder
 		for _, d := range diffs {
 			fmt.Fprintf(&b, "\n  %s.%s: want %q, got %q", d.Record, d.Field, d.Want, d.Got)
@@ -84,19 +87,10 @@ func RecordGolden(m Mission, sc *Scenario) ([]Golden, error) {
 		out = append(out, *g)
 	}
 	slices.SortFunc(out, func(a, b Golden) int {
-		if c := cmp.Compare(agentIndex(a.Agent), agentIndex(b.Agent)); c != 0 {
+		if c := cmp.Compare(e.spec.AgentIndex(a.Agent), e.spec.AgentIndex(b.Agent)); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.Item, b.Item)
 	})
 	return out, nil
-}
-
-func agentIndex(a Agent) int {
-	for i, x := range AllAgents {
-		if x == a {
-			return i
-		}
-	}
-	return len(AllAgents)
 }

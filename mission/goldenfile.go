@@ -3,13 +3,14 @@ package mission
 import (
 	"bytes"
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"path"
 	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -17,25 +18,22 @@ import (
 // [NewGoldenFile]; [ParseGoldenFile] accepts only it.
 const GoldenFileFormat = 1
 
-// goldenFileRecorded tells a reader of a golden file where it comes from.
-const goldenFileRecorded = "recorded from the clean build (zero slips and faults) by `go test ./mission -run TestGoldenFiles -update`; review the diff before committing"
-
 // GoldenFile is the stored, reviewable form of one scenario's per-agent
-// golden expectations (mission/scenarios/golden/<scenario-id>.json). It is
-// pretty-printed JSON with sorted object keys, one entry per agent and item
-// in flow order (intake, action, boundary, monitor, then item):
+// golden expectations (a mission's scenarios/golden/<scenario-id>.json). It
+// is pretty-printed JSON with sorted object keys, one entry per agent and
+// item in flow order (the mission's agents in order, then item):
 //
 //	{
 //	  "format": 1,
 //	  "scenario": "S01",
 //	  "scenario_sha256": "…",   // fingerprint of the run's inputs, see ScenarioFingerprint
-//	  "recorded": "…",          // how to re-record
+//	  "recorded": "…",          // how to re-record (the mission's note)
 //	  "goldens": [
 //	    {
 //	      "agent": "intake",
 //	      "item": "E1",
 //	      "input": {"item": "E1", "messages": [ {wire message}, … ]},
-//	      "calls": [{"name": "lookup_supplier", "args": {…}, "attempts": 1, "error": "NF-404"}, …],
+//	      "calls": [{"name": "get_record", "args": {…}, "attempts": 1, "error": "NF-404"}, …],
 //	      "result": {…},
 //	      "emitted": {"intake->action": {wire message}}
 //	    }, …
@@ -71,32 +69,15 @@ type GoldenInput struct {
 	Messages []json.RawMessage `json:"messages,omitempty"`
 }
 
-// ScenarioFingerprint returns the hex SHA-256 of what a run of sc depends
-// on: its day, initial state, emails and expected end state. A golden file
-// records it, so goldens recorded for another version of the scenario are
-// not used.
-func ScenarioFingerprint(sc *Scenario) string {
-	b, err := json.Marshal(struct {
-		Day     string
-		Initial any
-		Emails  []Email
-		Expect  any
-	}{sc.Day, sc.Initial, sc.Emails, sc.Expect})
-	if err != nil { // unreachable: the fields are plain data
-		panic(fmt.Sprintf("scenario fingerprint %s: %v", sc.ID, err))
-	}
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
-}
-
 // NewGoldenFile returns the stored form of goldens recorded for sc, sorted
-// by agent (flow order), then item.
-func NewGoldenFile(sc *Scenario, goldens []Golden) (*GoldenFile, error) {
+// by agent (spec's flow order), then item; recorded tells a reader how to
+// record them again.
+func NewGoldenFile(spec *Spec, sc *Scenario, goldens []Golden, recorded string) (*GoldenFile, error) {
 	f := &GoldenFile{
 		Format:         GoldenFileFormat,
 		Scenario:       sc.ID,
 		ScenarioSHA256: ScenarioFingerprint(sc),
-		Recorded:       goldenFileRecorded,
+		Recorded:       recorded,
 		Entries:        make([]GoldenEntry, 0, len(goldens)),
 	}
 	for i := range goldens {
@@ -125,7 +106,7 @@ func NewGoldenFile(sc *Scenario, goldens []Golden) (*GoldenFile, error) {
 		f.Entries = append(f.Entries, e)
 	}
 	slices.SortStableFunc(f.Entries, func(a, b GoldenEntry) int {
-		return cmp.Or(cmp.Compare(agentIndex(a.Agent), agentIndex(b.Agent)), cmp.Compare(a.Item, b.Item))
+		return cmp.Or(cmp.Compare(spec.AgentIndex(a.Agent), spec.AgentIndex(b.Agent)), cmp.Compare(a.Item, b.Item))
 	})
 	return f, nil
 }
@@ -176,13 +157,13 @@ func (f *GoldenFile) Goldens() ([]Golden, error) {
 	return out, nil
 }
 
-// ParseGoldenFile decodes a golden file strictly: unknown keys (outside
-// tool arguments and results, which are free-form), a format other than
-// [GoldenFileFormat], unknown agents, edges the reference mission does not
-// have, missing items, tool calls without a name, unreadable wire messages and
-// trailing data are errors naming name and, for syntax and type errors,
-// the line.
-func ParseGoldenFile(name string, data []byte) (*GoldenFile, error) {
+// ParseGoldenFile decodes a golden file of spec's mission strictly: unknown
+// keys (outside tool arguments and results, which are free-form), a format
+// other than [GoldenFileFormat], unknown agents, edges the mission does not
+// have, missing items, tool calls without a name, unreadable wire messages
+// and trailing data are errors naming name and, for syntax and type
+// errors, the line.
+func ParseGoldenFile(name string, data []byte, spec *Spec) (*GoldenFile, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var f GoldenFile
@@ -203,14 +184,14 @@ func ParseGoldenFile(name string, data []byte) (*GoldenFile, error) {
 		bad("scenario", "missing")
 	}
 	for i, e := range f.Entries {
-		if !HasAgent(e.Agent) {
+		if !spec.HasAgent(e.Agent) {
 			bad(fmt.Sprintf("goldens[%d].agent", i), "unknown agent %q", e.Agent)
 		}
 		if e.Item == "" {
 			bad(fmt.Sprintf("goldens[%d].item", i), "missing")
 		}
 		for edge := range e.Emitted {
-			if !slices.ContainsFunc(AllEdges, func(x Edge) bool { return x.String() == edge }) {
+			if !slices.ContainsFunc(spec.EdgeList(), func(x Edge) bool { return x.String() == edge }) {
 				bad(fmt.Sprintf("goldens[%d].emitted", i), "unknown edge %q", edge)
 			}
 		}
@@ -286,4 +267,48 @@ func goldenErrLine(data []byte, err error, fallback int64) int {
 func goldenLineAt(data []byte, off int64) int {
 	off = min(max(off, 0), int64(len(data)))
 	return 1 + bytes.Count(data[:off], []byte{'\n'})
+}
+
+// AttachGoldens parses the golden files dir/*.json of fsys (a mission's
+// reviewed goldens, embedded beside its scenarios) and sets the goldens of
+// every scenario of scs that has one recorded for its current version
+// (same [ScenarioFingerprint]). A file for a scenario not in scs, or
+// recorded for another version of it, is not used: that scenario keeps no
+// goldens, so designs record them on the fly, and the mission's golden test
+// fails until the file is re-recorded and reviewed. A file that does not
+// parse, or whose scenario differs from its name, is an error. Each file's
+// name and bytes are written to h, in name order, for the suite's hash.
+func AttachGoldens(fsys fs.FS, dir string, spec *Spec, scs []*Scenario, h io.Writer) error {
+	names, err := fs.Glob(fsys, dir+"/*.json")
+	if err != nil {
+		return fmt.Errorf("load golden files: %w", err)
+	}
+	slices.Sort(names)
+	byID := make(map[string]*Scenario, len(scs))
+	for _, sc := range scs {
+		byID[sc.ID] = sc
+	}
+	for _, name := range names {
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return fmt.Errorf("load golden files: %w", err)
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", name, len(data))
+		h.Write(data)
+		f, err := ParseGoldenFile(name, data, spec)
+		if err != nil {
+			return fmt.Errorf("load golden files: %w", err)
+		}
+		if id := strings.TrimSuffix(path.Base(name), ".json"); f.Scenario != id {
+			return fmt.Errorf("load golden files: %s: scenario: file is named for %s, holds %q", name, id, f.Scenario)
+		}
+		sc := byID[f.Scenario]
+		if sc == nil || f.ScenarioSHA256 != ScenarioFingerprint(sc) {
+			continue
+		}
+		if sc.Golden, err = f.Goldens(); err != nil {
+			return fmt.Errorf("load golden files: %s: %w", name, err)
+		}
+	}
+	return nil
 }

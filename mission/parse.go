@@ -1,83 +1,61 @@
 package mission
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"time"
 
-// fieldType says how a parser reads a payload field.
-type fieldType uint8
-
-const (
-	fString fieldType = iota
-	fNumber
-	fDate // YYYY-MM-DD, or "" when unreadable
-	fDue  // a date defaulting to invoice_date + 30 days, else the day + 30
-	fBool
-	fFlags
-	fLines
+	"github.com/baton-lab/baton/internal/jsontext"
 )
 
-// fieldSpec is one payload field a consumer reads, with its silent default.
-type fieldSpec struct {
-	name string
-	typ  fieldType
-	def  string // default of a string field
-}
+// The consumer's parser. Every agent reads a message with the fields of the
+// kind it expects: the envelope's kind when that is the kind of one of the
+// agent's incoming edges (a monitor telling exceptions from decisions),
+// else the kind of its first incoming edge (whatever arrives, an agent
+// reads its own input kind). Each field is read with its type and silent
+// default (see [Field] and [FieldType]); fields of no view are dropped.
 
-// views lists, per message kind, the fields a consumer reads as that kind.
-var views = map[string][]fieldSpec{
-	KindInvoiceExtracted: {
-		{"email_id", fString, ""}, {"doc_type", fString, DocInvoice}, {"supplier_id", fString, ""},
-		{"supplier_name", fString, ""}, {"invoice_number", fString, ""}, {"po_number", fString, ""},
-		{"currency", fString, "EUR"}, {"net", fNumber, ""}, {"tax", fNumber, ""}, {"gross", fNumber, ""},
-		{"lines", fLines, ""}, {"invoice_date", fDate, ""}, {"due_date", fDue, ""},
-		{"bank_account", fString, ""}, {"register_id", fString, ""}, {"duplicate", fBool, ""},
-		{"flags", fFlags, ""},
-	},
-	KindMatchPrepared: {
-		{"email_id", fString, ""}, {"doc_type", fString, DocInvoice}, {"supplier_id", fString, ""},
-		{"invoice_number", fString, ""}, {"po_number", fString, ""}, {"currency", fString, "EUR"},
-		{"net", fNumber, ""}, {"tax", fNumber, ""}, {"gross", fNumber, ""}, {"due_date", fDue, ""},
-		{"bank_account", fString, ""}, {"register_id", fString, ""}, {"flags", fFlags, ""},
-		{"duplicate", fBool, ""}, {"match_id", fString, ""}, {"match_status", fString, MatchMatched},
-		{"variance", fNumber, ""}, {"variance_reason", fString, ""}, {"proposal", fString, ProposalPost},
-	},
-	KindDecisionMade: {
-		{"email_id", fString, ""}, {"invoice_number", fString, ""}, {"supplier_id", fString, ""},
-		{"decision", fString, ""}, {"reason", fString, ""}, {"currency", fString, "EUR"},
-		{"gross", fNumber, ""}, {"amount_eur", fNumber, ""}, {"payment_id", fString, ""},
-		{"escalation_id", fString, ""},
-	},
-	KindExceptionRaised: {
-		{"email_id", fString, ""}, {"agent", fString, ""}, {"kind", fString, ExceptionToolFailure},
-		{"tool", fString, ""}, {"code", fString, ""}, {"message", fString, ""},
-	},
-}
-
-// viewKind is the kind a consumer reads a message as: whatever arrives, each
-// agent reads its own input kind (the monitor tells exceptions apart from
-// decisions by the envelope's kind).
-func viewKind(consumer Agent, msgKind string) string {
-	switch consumer {
-	case Action:
-		return KindInvoiceExtracted
-	case Boundary:
-		return KindMatchPrepared
-	case Monitor:
-		if msgKind == KindExceptionRaised {
-			return KindExceptionRaised
+// viewKind is the kind consumer reads a message of kind msgKind as.
+func (t *tables) viewKind(consumer Agent, msgKind string) string {
+	ai := t.agent(consumer)
+	if ai < 0 || len(t.in[ai]) == 0 {
+		if _, ok := t.views[msgKind]; ok {
+			return msgKind
 		}
-		return KindDecisionMade
-	}
-	if _, ok := views[msgKind]; ok {
+		if len(t.edges) > 0 {
+			return t.edges[0].Kind
+		}
 		return msgKind
 	}
-	return KindInvoiceExtracted
+	for _, k := range t.in[ai] {
+		if t.edges[k].Kind == msgKind {
+			return msgKind
+		}
+	}
+	return t.edges[t.in[ai][0]].Kind
+}
+
+// inbound returns the edge a message to agent came on: the envelope's edge
+// if it names one into agent, else the agent's first incoming edge.
+func (t *tables) inbound(agent Agent, raw []byte) Edge {
+	e, ok := envelopeEdge(raw, t.edgeNames)
+	if ok && e.To == agent {
+		return e
+	}
+	if ai := t.agent(agent); ai >= 0 && len(t.in[ai]) > 0 {
+		return t.edges[t.in[ai][0]].Edge()
+	}
+	if ok {
+		return e
+	}
+	return Edge{To: agent}
 }
 
 // parseDecoded runs consumer's parser on wire bytes received on e, given
-// as decodeObject decoded them (msg, err; parseDecoded takes msg over):
-// the Parse seam, then the envelope and the payload read with silent
-// defaults. day is the business day, for due-date defaults.
-func parseDecoded(consumer Agent, e Edge, msg map[string]any, err error, seams Seams, day string) (*Handoff, error) {
+// as jsontext.DecodeObject decoded them (msg, err; parseDecoded takes msg
+// over): the Parse seam, then the envelope and the payload read with
+// silent defaults. day is the business day, for date defaults.
+func (t *tables) parseDecoded(consumer Agent, e Edge, msg map[string]any, err error, seams Seams, day string) (*Handoff, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", e, err)
 	}
@@ -86,30 +64,30 @@ func parseDecoded(consumer Agent, e Edge, msg map[string]any, err error, seams S
 	}
 	seams.Parse(e, msg)
 	h := &Handoff{
-		ID:             str(msg["id"]),
-		Edge:           str(msg["edge"]),
-		Kind:           str(msg["kind"]),
-		SchemaVersion:  str(msg["schema_version"]),
-		IdempotencyKey: str(msg["idempotency_key"]),
+		ID:             jsontext.Str(msg["id"]),
+		Edge:           jsontext.Str(msg["edge"]),
+		Kind:           jsontext.Str(msg["kind"]),
+		SchemaVersion:  jsontext.Str(msg["schema_version"]),
+		IdempotencyKey: jsontext.Str(msg["idempotency_key"]),
 		Escalation:     readEscalation(msg["escalation"]),
-		EscalationRef:  str(msg["escalation_ref"]),
-		Item:           str(msg["item"]),
+		EscalationRef:  jsontext.Str(msg["escalation_ref"]),
+		Item:           jsontext.Str(msg["item"]),
 	}
-	for _, o := range list(msg["next_owner"]) {
+	for _, o := range listOwners(msg["next_owner"]) {
 		if s, ok := o.(string); ok {
 			h.NextOwner = append(h.NextOwner, s)
 		}
 	}
-	payload := object(msg["payload"])
-	h.Payload = readPayload(views[viewKind(consumer, h.Kind)], payload, day)
-	if h.Item == "" {
-		h.Item = str(h.Payload["email_id"])
+	payload := jsontext.Object(msg["payload"])
+	h.Payload = readPayload(t.views[t.viewKind(consumer, h.Kind)], payload, day)
+	if h.Item == "" && t.itemField != "" {
+		h.Item = jsontext.Str(h.Payload[t.itemField])
 	}
 	return h, nil
 }
 
 func readEscalation(v any) string {
-	switch s := str(v); s {
+	switch s := jsontext.Str(v); s {
 	case EscalationRequested, EscalationEscalated:
 		return s
 	}
@@ -119,88 +97,16 @@ func readEscalation(v any) string {
 // readPayload reads the fields of a view from payload, applying defaults.
 // It rewrites payload in place (it is the parser's own decoded copy): every
 // field of the view gets its read value, other fields are dropped.
-func readPayload(specs []fieldSpec, payload map[string]any, day string) map[string]any {
+func readPayload(specs []Field, payload map[string]any, day string) map[string]any {
 	out := payload
 	if out == nil {
 		out = make(map[string]any, len(specs))
 	}
-	for _, f := range specs {
-		v, present := payload[f.name]
-		switch f.typ {
-		case fString:
-			s, ok := v.(string)
-			if ok && s != "" {
-				continue // already as the consumer reads it
-			}
-			if n, isNum := v.(float64); isNum {
-				s, ok = fmtNum(n), true
-			}
-			if !ok || s == "" {
-				s = f.def
-			}
-			out[f.name] = s
-		case fNumber:
-			if _, ok := v.(float64); ok {
-				continue
-			}
-			n, _ := num(v)
-			out[f.name] = n
-		case fDate:
-			d, _ := readDate(v)
-			if s, ok := v.(string); ok && s == d {
-				continue
-			}
-			out[f.name] = d
-		case fDue:
-			d, ok := readDate(v)
-			if s, isStr := v.(string); ok && isStr && s == d {
-				continue
-			}
-			if !ok {
-				if inv, ok := readDate(payload["invoice_date"]); ok {
-					d = addDays(inv, 30)
-				} else {
-					d = addDays(day, 30)
-				}
-			}
-			out[f.name] = d
-		case fBool:
-			if _, ok := v.(bool); ok {
-				continue
-			}
-			out[f.name] = present && str(v) == "true"
-		case fFlags:
-			if l, ok := v.([]any); ok && allStrings(l) {
-				continue
-			}
-			l := list(v)
-			flags := make([]any, 0, len(l))
-			for _, x := range l {
-				if s, ok := x.(string); ok {
-					flags = append(flags, s)
-				}
-			}
-			out[f.name] = flags
-		case fLines:
-			if l, ok := v.([]any); ok && cleanLines(l) {
-				continue
-			}
-			l := list(v)
-			lines := make([]any, 0, len(l))
-			for _, x := range l {
-				m := object(x)
-				if m == nil {
-					continue
-				}
-				qty, _ := num(m["qty"])
-				price, _ := num(m["unit_price"])
-				amount, _ := num(m["amount"])
-				lines = append(lines, map[string]any{
-					"sku": str(m["sku"]), "description": str(m["description"]),
-					"qty": qty, "unit_price": price, "amount": amount,
-				})
-			}
-			out[f.name] = lines
+	for i := range specs {
+		f := &specs[i]
+		v, present := payload[f.Name]
+		if read, keep := readField(f, v, present, payload, day); !keep {
+			out[f.Name] = read
 		}
 	}
 	for k := range out {
@@ -211,9 +117,98 @@ func readPayload(specs []fieldSpec, payload map[string]any, day string) map[stri
 	return out
 }
 
-func inView(specs []fieldSpec, name string) bool {
+// readField reads one top-level field: keep is true when v already reads
+// as the consumer reads it, else read is the value it reads as.
+func readField(f *Field, v any, present bool, payload map[string]any, day string) (read any, keep bool) {
+	switch f.Type {
+	case FieldString:
+		s, ok := v.(string)
+		if ok && s != "" {
+			return nil, true
+		}
+		if n, isNum := v.(float64); isNum {
+			s, ok = strconv.FormatFloat(n, 'f', -1, 64), true
+		}
+		if !ok || s == "" {
+			s = f.Default
+		}
+		return s, false
+	case FieldNumber:
+		if _, ok := v.(float64); ok {
+			return nil, true
+		}
+		n, _ := jsontext.Num(v)
+		return n, false
+	case FieldDate:
+		d, ok := ReadDate(v)
+		if s, isStr := v.(string); isStr && s == d && (ok || f.DefaultDays == 0) {
+			return nil, true
+		}
+		if !ok && f.DefaultDays != 0 {
+			if from, ok := ReadDate(payload[f.DefaultFrom]); f.DefaultFrom != "" && ok {
+				d = AddDays(from, f.DefaultDays)
+			} else {
+				d = AddDays(day, f.DefaultDays)
+			}
+		}
+		return d, false
+	case FieldBool:
+		if _, ok := v.(bool); ok {
+			return nil, true
+		}
+		return present && jsontext.Str(v) == "true", false
+	case FieldStrings:
+		if l, ok := v.([]any); ok && allStrings(l) {
+			return nil, true
+		}
+		l := jsontext.List(v)
+		out := make([]any, 0, len(l))
+		for _, x := range l {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out, false
+	case FieldObjects:
+		if l, ok := v.([]any); ok && cleanObjects(l, f.Fields) {
+			return nil, true
+		}
+		l := jsontext.List(v)
+		out := make([]any, 0, len(l))
+		for _, x := range l {
+			if m := jsontext.Object(x); m != nil {
+				out = append(out, readObject(f.Fields, m))
+			}
+		}
+		return out, false
+	}
+	return nil, true
+}
+
+// readObject reads an object of a list field: each field as its type or
+// its zero value.
+func readObject(fields []Field, m map[string]any) map[string]any {
+	out := make(map[string]any, len(fields))
+	for i := range fields {
+		f := &fields[i]
+		v := m[f.Name]
+		switch f.Type {
+		case FieldNumber:
+			n, _ := jsontext.Num(v)
+			out[f.Name] = n
+		case FieldBool:
+			b, _ := v.(bool)
+			out[f.Name] = b
+		default:
+			out[f.Name] = jsontext.Str(v)
+		}
+	}
+	return out
+}
+
+func inView(specs []Field, name string) bool {
 	for i := range specs {
-		if specs[i].name == name {
+		if specs[i].Name == name {
 			return true
 		}
 	}
@@ -229,25 +224,82 @@ func allStrings(l []any) bool {
 	return true
 }
 
-// cleanLines reports whether every line already reads as the parser would
-// write it: an object of exactly sku, description (strings), qty,
-// unit_price and amount (numbers).
-func cleanLines(l []any) bool {
+// cleanObjects reports whether every object already reads as the parser
+// would write it: exactly the fields, each of its type.
+func cleanObjects(l []any, fields []Field) bool {
 	for _, x := range l {
 		m, ok := x.(map[string]any)
-		if !ok || len(m) != 5 {
+		if !ok || len(m) != len(fields) {
 			return false
 		}
-		for _, k := range [...]string{"sku", "description"} {
-			if _, ok := m[k].(string); !ok {
-				return false
-			}
-		}
-		for _, k := range [...]string{"qty", "unit_price", "amount"} {
-			if _, ok := m[k].(float64); !ok {
-				return false
+		for i := range fields {
+			f := &fields[i]
+			switch f.Type {
+			case FieldNumber:
+				if _, ok := m[f.Name].(float64); !ok {
+					return false
+				}
+			case FieldBool:
+				if _, ok := m[f.Name].(bool); !ok {
+					return false
+				}
+			default:
+				if _, ok := m[f.Name].(string); !ok {
+					return false
+				}
 			}
 		}
 	}
 	return true
+}
+
+// ReadDate reads a date the way the standard parser does: "YYYY-MM-DD" as
+// is; "DD/MM/YYYY" as MM/DD/YYYY when both parts are at most 12 (the
+// silent misreading of a day-first date), else unreadable.
+func ReadDate(v any) (string, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return "", false
+	}
+	if len(s) == 10 && s[4] == '-' && s[7] == '-' {
+		y, ok1 := atoi(s[0:4])
+		m, ok2 := atoi(s[5:7])
+		d, ok3 := atoi(s[8:10])
+		if ok1 && ok2 && ok3 && y > 0 && m >= 1 && m <= 12 && d >= 1 && d <= 31 {
+			return s, true
+		}
+		return "", false
+	}
+	if len(s) == 10 && s[2] == '/' && s[5] == '/' {
+		a, ok1 := atoi(s[0:2])
+		b, ok2 := atoi(s[3:5])
+		_, ok3 := atoi(s[6:10])
+		if ok1 && ok2 && ok3 && a >= 1 && a <= 12 && b >= 1 && b <= 12 {
+			// Read as MM/DD/YYYY: a is the month, b the day.
+			return s[6:10] + "-" + s[0:2] + "-" + s[3:5], true
+		}
+	}
+	return "", false
+}
+
+func atoi(s string) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, len(s) > 0
+}
+
+// AddDays returns date (YYYY-MM-DD) plus n days, or "" if date is
+// unreadable.
+func AddDays(date string, n int) string {
+	t, err := time.Parse(time.DateOnly, date)
+	if err != nil {
+		return ""
+	}
+	return t.AddDate(0, 0, n).Format(time.DateOnly)
 }

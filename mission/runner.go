@@ -1,14 +1,19 @@
 package mission
 
 import (
+	"context"
 	"time"
 
+	"github.com/baton-lab/baton/internal/jsontext"
 	"github.com/baton-lab/baton/sandbox"
 )
 
-// runner holds the state of one run of the reference mission: its sandbox,
-// clock, dice, transport and trace. It is used by one goroutine.
+// runner holds the state of one run: its sandbox, clock, dice, transport
+// and trace. It is used by one goroutine.
 type runner struct {
+	e       *engine
+	t       *tables
+	ctx     context.Context
 	seams   Seams
 	sc      *Scenario
 	day     string
@@ -16,8 +21,11 @@ type runner struct {
 	dice    sandbox.Dice
 	sb      *sandbox.Sandbox
 	profile Profile
+	cores   map[Agent]Core // the run's own cores, over the mission's
 	// redeliver is the transport's redelivery rate.
 	redeliver float64
+	// err is the first error a core returned; the run stops there.
+	err error
 
 	trace Trace
 	cost  Cost
@@ -27,12 +35,15 @@ type runner struct {
 
 	// read counts the bytes a core has read since its last model call.
 	read int
-	// cur is the core invocation tool calls are folded into.
-	cur *coreCall
+	// cur is the turn tool calls are folded into.
+	cur *Turn
 
 	transport transport
-	inbox     []*Handoff // the monitor's received messages, in order
-	inboxRaw  [][]byte
+	// boxes hold, per collecting agent (its slot in tables.box), the
+	// messages it received that day, in order; the first few live in the
+	// runner itself.
+	boxes  []inbox
+	boxes0 [2]inbox
 
 	rec  *recorder  // golden recording, or nil
 	stop *stopPoint // fixture set-up: stop before this agent's turn, or nil
@@ -43,17 +54,28 @@ type runner struct {
 	readings *readingMemo
 	// decoded remembers decoded wire messages; nil decodes afresh.
 	decoded *decodeMemo
-	// last is the most recent core invocation.
-	last *coreCall
+	// last is the most recent turn.
+	last *Turn
 	// enc encodes wire messages and trace payloads; release hands it back.
-	enc *jsonEncoder
+	enc *jsontext.Encoder
 }
 
-// coreCall is one invocation of a core on one item.
-type coreCall struct {
-	agent Agent
-	item  string
-	calls []ToolCall
+// inbox is what a collecting agent received during the day.
+type inbox struct {
+	msgs []*Handoff
+	raws [][]byte
+}
+
+// box returns collecting agent ai's inbox.
+func (r *runner) box(ai int) *inbox {
+	if r.boxes == nil {
+		if n := r.t.collectors; n <= len(r.boxes0) {
+			r.boxes = r.boxes0[:n]
+		} else {
+			r.boxes = make([]inbox, n)
+		}
+	}
+	return &r.boxes[r.t.box[ai]]
 }
 
 // stopPoint names the turn a fixture run stops before.
@@ -85,28 +107,32 @@ func dayStart(sc *Scenario) (time.Time, string) {
 
 // newRunner returns a runner over a fresh sandbox holding initial, sized for
 // a whole day of sc.
-func newRunner(seams Seams, sc *Scenario, initial *sandbox.State, seed uint64, env Env) *runner {
+func (e *engine) newRunner(ctx context.Context, seams Seams, sc *Scenario, initial *sandbox.State, seed uint64, env Env) *runner {
 	n := 8
 	if sc != nil {
-		n += 30 * len(sc.Emails)
+		n += 30 * len(sc.Inputs)
 	}
-	return newRunnerCap(seams, sc, initial, seed, env, n)
+	return e.newRunnerCap(ctx, seams, sc, initial, seed, env, n)
 }
 
 // newRunnerCap returns a runner whose trace has room for events events.
-func newRunnerCap(seams Seams, sc *Scenario, initial *sandbox.State, seed uint64, env Env, events int) *runner {
+func (e *engine) newRunnerCap(ctx context.Context, seams Seams, sc *Scenario, initial *sandbox.State, seed uint64, env Env, events int) *runner {
 	start, day := dayStart(sc)
 	r := &runner{
+		e:         e,
+		t:         e.t,
+		ctx:       ctx,
 		seams:     seams,
 		sc:        sc,
 		day:       day,
 		clock:     sandbox.NewClock(start),
 		dice:      sandbox.NewDice(seed),
 		profile:   env.Profile,
+		cores:     env.Cores,
 		redeliver: env.Faults.Rate("transport", sandbox.Redelivery),
 	}
-	r.sb = sandbox.New(initial, sandbox.Config{Faults: env.Faults}, r.dice, r.clock)
-	r.enc = getEncoder()
+	r.sb = sandbox.New(e.spec.Tools, initial, sandbox.Config{Faults: env.Faults}, r.dice, r.clock)
+	r.enc = jsontext.GetEncoder()
 	r.trace.Events = newEvents(events)
 	r.cost.SandboxResets = 1
 	return r
@@ -115,8 +141,17 @@ func newRunnerCap(seams Seams, sc *Scenario, initial *sandbox.State, seed uint64
 // release hands the runner's scratch to later runs. The runner must not
 // encode anything afterwards; what it returned stays valid.
 func (r *runner) release() {
-	putEncoder(r.enc)
+	jsontext.PutEncoder(r.enc)
 	r.enc = nil
+}
+
+// discard ends a run that failed: its scratch and sandbox go back, its
+// trace is dropped.
+func (r *runner) discard() {
+	r.release()
+	r.sb.Recycle()
+	r.sb = nil
+	r.trace.Recycle()
 }
 
 // event appends e to the trace, stamped with sequence and virtual time.
@@ -126,11 +161,116 @@ func (r *runner) event(e Event) {
 	r.trace.Events = append(r.trace.Events, e)
 }
 
-// begin starts a core invocation for agent on item.
-func (r *runner) begin(agent Agent, item string) *coreCall {
-	r.cur = &coreCall{agent: agent, item: item}
-	r.read = 0
-	return r.cur
+// runDay processes the scenario's inputs in order, each through every agent
+// before the next, then has the collecting agents take their end-of-day
+// turns. It stops early at the runner's fixture point, if it has one, or
+// at a core's error.
+func (r *runner) runDay() {
+	entry := r.t.agents[r.t.entry]
+	for i := range r.sc.Inputs {
+		in := &r.sc.Inputs[i]
+		if r.stop.at(entry, in.ID) {
+			return
+		}
+		r.turn(r.t.entry, in.ID, turnInput{input: in})
+		if r.err != nil {
+			return
+		}
+		r.drain()
+		if r.err != nil || r.stop != nil && r.stop.stopped {
+			return
+		}
+	}
+	if r.stop != nil {
+		// A fixture never holds the end of the day.
+		r.stop.stopped = true
+		return
+	}
+	for ai, c := range r.t.collect {
+		if !c || r.err != nil {
+			continue
+		}
+		b := r.box(ai)
+		r.turn(ai, r.day, turnInput{msgs: b.msgs, raws: b.raws})
+	}
+}
+
+// core returns the core that plays agent ai in this run.
+func (r *runner) core(ai int) Core {
+	a := r.t.agents[ai]
+	if c, ok := r.cores[a]; ok && c != nil {
+		return c
+	}
+	return r.e.def.Cores[a]
+}
+
+// turnInput is what a turn is on: the entry agent's input, or parsed
+// messages with their wire bytes (raw for one message, raws for a
+// collector's), and the bytes the core is charged as read before its
+// first step.
+type turnInput struct {
+	input *Input
+	raw   []byte
+	msg   *Handoff // the one message of raw
+	raws  [][]byte
+	msgs  []*Handoff
+	read  int
+}
+
+// turn has agent ai's core take one turn on item, records the result and
+// sends it on.
+func (r *runner) turn(ai int, item string, in turnInput) Result {
+	agent := r.t.agents[ai]
+	t := &Turn{Agent: agent, Item: item, Day: r.day, Input: in.input, Messages: in.msgs, Raw: in.raws, r: r}
+	if in.raw != nil {
+		t.raw1[0] = in.raw
+		t.Raw = t.raw1[:]
+	}
+	if in.msg != nil {
+		t.msg1[0] = in.msg
+		t.Messages = t.msg1[:]
+	}
+	r.cur = t
+	r.read = in.read
+	if err := r.ctx.Err(); err != nil {
+		r.err = err
+		return nil
+	}
+	core := r.core(ai)
+	res, err := core.Play(r.ctx, t)
+	if err != nil {
+		r.err = err
+		return nil
+	}
+	if _, ok := core.(DecidesInTurn); !ok {
+		r.applyDecisions(agent, item, res)
+	}
+	r.event(Event{Kind: EventResult, Agent: agent, Item: item, Output: r.marshal(res)})
+	r.last = t
+	if r.rec != nil {
+		r.rec.core(agent, item, in.raw, t.calls, res)
+	}
+	if !r.alone {
+		r.send(ai, item, res)
+	}
+	return res
+}
+
+// applyDecisions applies the Decide seam to a result's decision fields,
+// for a core that does not decide in its turn.
+func (r *runner) applyDecisions(agent Agent, item string, res Result) {
+	as := r.e.agentSpec(agent)
+	if as == nil || res == nil {
+		return
+	}
+	for _, d := range as.Decisions {
+		if d.Field == "" {
+			continue
+		}
+		if s, ok := res[d.Field].(string); ok {
+			res[d.Field] = r.seams.Decide(agent, d.Kind, item, s)
+		}
+	}
 }
 
 // model records one decision step of the current core: one model call that
@@ -145,7 +285,7 @@ func (r *runner) model(decision, choice string, extraRead, written int) {
 	r.cost.ModelCalls++
 	r.cost.Tokens += (in + written) / 4
 	r.event(Event{
-		Kind: EventModelCall, Agent: r.cur.agent, Item: r.cur.item,
+		Kind: EventModelCall, Agent: r.cur.Agent, Item: r.cur.Item,
 		Decision: decision, Choice: choice, TokensIn: in / 4, TokensOut: written / 4,
 	})
 }
@@ -156,19 +296,11 @@ func (r *runner) slip(agent Agent, s Slip, item, decision string) bool {
 	if p <= 0 {
 		return false
 	}
-	if !r.dice.Chance(p, string(agent), slipKinds[s], item, 0) {
+	if !r.dice.Chance(p, string(agent), r.t.slipKind(s), item, 0) {
 		return false
 	}
 	r.slips = append(r.slips, SlipEvent{Agent: agent, Slip: s, Item: item, Kind: decision})
 	return true
-}
-
-// slipKinds are the dice decision kinds of the slips: "slip:" + slip.
-var slipKinds = map[Slip]string{
-	Misclassify: "slip:" + string(Misclassify),
-	Misread:     "slip:" + string(Misread),
-	SkipLookup:  "slip:" + string(SkipLookup),
-	Misroute:    "slip:" + string(Misroute),
 }
 
 // finish records what fired into oracle.
@@ -179,19 +311,5 @@ func (r *runner) finish(oracle *Oracle) {
 	oracle.record(r.slips, r.sb.Fired(), r.redelivered)
 }
 
-// runCore runs one core invocation for agent on item, whose input was raw
-// (nil for intake), records its result and sends it on.
-func (r *runner) runCore(agent Agent, item string, raw []byte, core func() Result) Result {
-	c := r.begin(agent, item)
-	r.read = len(raw)
-	res := core()
-	r.event(Event{Kind: EventResult, Agent: agent, Item: item, Output: r.marshal(res)})
-	r.last = c
-	if r.rec != nil {
-		r.rec.core(agent, item, raw, c.calls, res)
-	}
-	if !r.alone {
-		r.send(agent, item, res)
-	}
-	return res
-}
+// marshal encodes a decoded JSON value (or a Handoff) for the trace.
+func (r *runner) marshal(v any) []byte { return r.enc.Encode(v) }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+
+	"github.com/baton-lab/baton/internal/jsontext"
 )
 
 // MarshalJSONL writes the trace as JSON Lines, one event per line, exactly
@@ -68,27 +70,27 @@ func appendEvent(b []byte, e *Event) (_ []byte, ok bool) {
 	b = append(b, `,"at_ms":`...)
 	b = strconv.AppendInt(b, e.At, 10)
 	b = append(b, `,"kind":`...)
-	b = appendString(b, string(e.Kind))
-	b = appendOptString(b, `,"agent":`, string(e.Agent))
-	b = appendOptString(b, `,"item":`, e.Item)
-	b = appendOptString(b, `,"decision":`, e.Decision)
-	b = appendOptString(b, `,"choice":`, e.Choice)
-	b = appendOptInt(b, `,"tokens_in":`, e.TokensIn)
-	b = appendOptInt(b, `,"tokens_out":`, e.TokensOut)
-	b = appendOptString(b, `,"tool":`, e.Tool)
-	if b, ok = appendOptRaw(b, `,"args":`, e.Args); !ok {
+	b = jsontext.AppendString(b, string(e.Kind), false)
+	b = jsontext.AppendOptString(b, `,"agent":`, string(e.Agent))
+	b = jsontext.AppendOptString(b, `,"item":`, e.Item)
+	b = jsontext.AppendOptString(b, `,"decision":`, e.Decision)
+	b = jsontext.AppendOptString(b, `,"choice":`, e.Choice)
+	b = jsontext.AppendOptInt(b, `,"tokens_in":`, e.TokensIn)
+	b = jsontext.AppendOptInt(b, `,"tokens_out":`, e.TokensOut)
+	b = jsontext.AppendOptString(b, `,"tool":`, e.Tool)
+	if b, ok = jsontext.AppendOptRaw(b, `,"args":`, e.Args); !ok {
 		return b, false
 	}
-	if b, ok = appendOptRaw(b, `,"output":`, e.Output); !ok {
+	if b, ok = jsontext.AppendOptRaw(b, `,"output":`, e.Output); !ok {
 		return b, false
 	}
-	b = appendOptString(b, `,"error":`, e.Error)
-	b = appendOptString(b, `,"key":`, e.Key)
-	b = appendOptInt(b, `,"attempt":`, e.Attempt)
-	b = appendOptString(b, `,"effect":`, e.Effect)
-	b = appendOptString(b, `,"edge":`, e.Edge)
-	b = appendOptString(b, `,"raw":`, e.Raw)
-	if b, ok = appendOptRaw(b, `,"parsed":`, e.Parsed); !ok {
+	b = jsontext.AppendOptString(b, `,"error":`, e.Error)
+	b = jsontext.AppendOptString(b, `,"key":`, e.Key)
+	b = jsontext.AppendOptInt(b, `,"attempt":`, e.Attempt)
+	b = jsontext.AppendOptString(b, `,"effect":`, e.Effect)
+	b = jsontext.AppendOptString(b, `,"edge":`, e.Edge)
+	b = jsontext.AppendOptString(b, `,"raw":`, e.Raw)
+	if b, ok = jsontext.AppendOptRaw(b, `,"parsed":`, e.Parsed); !ok {
 		return b, false
 	}
 	if len(e.To) > 0 {
@@ -97,36 +99,10 @@ func appendEvent(b []byte, e *Event) (_ []byte, ok bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, string(a))
+			b = jsontext.AppendString(b, string(a), false)
 		}
 		b = append(b, ']')
 	}
-	b = appendOptString(b, `,"reason":`, e.Reason)
+	b = jsontext.AppendOptString(b, `,"reason":`, e.Reason)
 	return append(b, '}'), true
-}
-
-func appendOptString(b []byte, key, s string) []byte {
-	if s == "" {
-		return b
-	}
-	return appendString(append(b, key...), s)
-}
-
-func appendOptInt(b []byte, key string, n int) []byte {
-	if n == 0 {
-		return b
-	}
-	return strconv.AppendInt(append(b, key...), int64(n), 10)
-}
-
-// appendOptRaw copies raw JSON that encoding/json would copy unchanged:
-// valid, and with no whitespace outside its strings to compact away.
-func appendOptRaw(b []byte, key string, raw json.RawMessage) ([]byte, bool) {
-	if len(raw) == 0 {
-		return b, true
-	}
-	if !validCompact(raw) {
-		return b, false
-	}
-	return append(append(b, key...), raw...), true
 }

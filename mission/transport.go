@@ -1,9 +1,11 @@
 package mission
 
-// deliveriesPerEmail bounds one day's deliveries (per email, plus a
-// margin), so that a build whose routing loops still ends. The clean
-// mission delivers three or four messages per email.
-const deliveriesPerEmail = 32
+import "github.com/baton-lab/baton/internal/jsontext"
+
+// deliveriesPerInput bounds one day's deliveries (per input, plus a
+// margin), so that a build whose routing loops still ends. A clean mission
+// delivers a handful of messages per input.
+const deliveriesPerInput = 32
 
 // transport is the run's FIFO message bus: at-least-once delivery, with
 // de-duplication by (edge, idempotency key).
@@ -48,13 +50,20 @@ func (t *transport) nextSeq(e Edge, item string) int {
 	return 1
 }
 
-// send emits an agent's result on every edge it goes out on and queues the
-// messages for their owners.
-func (r *runner) send(agent Agent, item string, result Result) {
-	for _, e := range outEdges(agent, result) {
-		out, err := r.emit(e, item, result, r.transport.nextSeq(e, item))
+// send emits agent ai's result on every edge it goes out on (an edge with a
+// Source only when the result has it) and queues the messages for their
+// owners.
+func (r *runner) send(ai int, item string, result Result) {
+	agent := r.t.agents[ai]
+	for _, k := range r.t.out[ai] {
+		es := &r.t.edges[k]
+		if es.Source != "" && result[es.Source] == nil {
+			continue
+		}
+		e := es.Edge()
+		out, err := r.emit(k, item, result, r.transport.nextSeq(e, item))
 		if err != nil {
-			r.event(Event{Kind: EventException, Agent: agent, Item: item, Edge: e.String(), Reason: err.Error()})
+			r.event(Event{Kind: EventException, Agent: agent, Item: item, Edge: r.t.name(e), Reason: err.Error()})
 			continue
 		}
 		if r.rec != nil {
@@ -70,23 +79,24 @@ func (r *runner) send(agent Agent, item string, result Result) {
 func (r *runner) post(out *outgoing) {
 	e := out.edge
 	var owners []Agent
-	for _, o := range list(out.msg["next_owner"]) {
+	for _, o := range listOwners(out.msg["next_owner"]) {
 		if s, ok := o.(string); ok {
 			owners = append(owners, Agent(s))
 		}
 	}
 	owners = r.seams.Route(e, owners)
 	raw := string(out.raw)
-	r.event(Event{Kind: EventSent, Agent: e.From, Item: out.item, Edge: e.String(), Raw: raw, To: owners})
+	name := r.t.name(e)
+	r.event(Event{Kind: EventSent, Agent: e.From, Item: out.item, Edge: name, Raw: raw, To: owners})
 	if len(owners) == 0 {
-		r.event(Event{Kind: EventDropped, Agent: e.From, Item: out.item, Edge: e.String(), Raw: raw, Reason: "no_owner"})
+		r.event(Event{Kind: EventDropped, Agent: e.From, Item: out.item, Edge: name, Raw: raw, Reason: "no_owner"})
 		return
 	}
-	key := str(out.msg["idempotency_key"])
+	key := jsontext.Str(out.msg["idempotency_key"])
 	copies := 1
-	if r.redeliver > 0 && r.dice.Chance(r.redeliver, string(e.From), redeliverKind(e), out.item, 0) {
+	if r.redeliver > 0 && r.dice.Chance(r.redeliver, string(e.From), r.t.redeliverKind(e), out.item, 0) {
 		copies = 2
-		r.redelivered = append(r.redelivered, e.String()+":"+out.item)
+		r.redelivered = append(r.redelivered, name+":"+out.item)
 	}
 	for c := 0; c < copies; c++ {
 		for _, o := range owners {
@@ -95,34 +105,45 @@ func (r *runner) post(out *outgoing) {
 	}
 }
 
-// drain delivers queued messages in order until the queue is empty or the
-// run stops at its fixture point.
+// drain delivers queued messages in order until the queue is empty, the
+// run stops at its fixture point or a core fails.
 func (r *runner) drain() {
 	t := &r.transport
 	for t.head < len(t.queue) {
 		d := t.queue[t.head]
 		t.head++
-		if d.to != Monitor && r.stop.at(d.to, d.item) {
+		if !r.collects(d.to) && r.stop.at(d.to, d.item) {
 			return
 		}
 		r.deliver(d)
+		if r.err != nil {
+			return
+		}
 	}
 	t.queue = t.queue[:0]
 	t.head = 0
 }
 
+// collects reports whether agent a gathers its messages for the end of
+// the day.
+func (r *runner) collects(a Agent) bool {
+	i := r.t.agent(a)
+	return i >= 0 && r.t.collect[i]
+}
+
 // deliver hands one message to its owner: de-duplicate, parse, and run the
-// owner's core (the monitor only collects).
+// owner's core (a collecting agent only collects).
 func (r *runner) deliver(d delivery) {
 	t := &r.transport
 	edge := Edge{From: d.sent.From, To: d.to}
-	es := edge.String()
+	es := r.t.name(edge)
 	raw := d.str
-	if t.delivered >= deliveriesPerEmail*(len(r.sc.Emails)+1) {
+	if t.delivered >= deliveriesPerInput*(len(r.sc.Inputs)+1) {
 		r.event(Event{Kind: EventDropped, Agent: d.to, Item: d.item, Edge: es, Raw: raw, Reason: "delivery_limit"})
 		return
 	}
-	if !HasAgent(d.to) || d.to == Intake {
+	to := r.t.agent(d.to)
+	if to < 0 || !r.t.consumes[to] {
 		r.event(Event{Kind: EventDropped, Agent: d.to, Item: d.item, Edge: es, Raw: raw, Reason: "no_consumer"})
 		return
 	}
@@ -143,20 +164,17 @@ func (r *runner) deliver(d delivery) {
 		}
 	}
 	t.delivered++
-	msg, derr := r.decoded.decode(d.raw)
-	h, err := parseDecoded(d.to, edge, msg, derr, r.seams, r.day)
+	msg, derr := r.decoded.decode(d.raw, r.t.keys)
+	h, err := r.t.parseDecoded(d.to, edge, msg, derr, r.seams, r.day)
 	if err != nil {
 		r.event(Event{Kind: EventDropped, Agent: d.to, Item: d.item, Edge: es, Raw: raw, Reason: "unreadable"})
 		return
 	}
 	r.event(Event{Kind: EventReceived, Agent: d.to, Item: h.Item, Edge: es, Raw: raw, Parsed: r.marshal(h)})
-	switch d.to {
-	case Action:
-		r.runCore(Action, h.Item, d.raw, func() Result { return r.action(h) })
-	case Boundary:
-		r.runCore(Boundary, h.Item, d.raw, func() Result { return r.boundary(h) })
-	case Monitor:
-		r.inbox = append(r.inbox, h)
-		r.inboxRaw = append(r.inboxRaw, d.raw)
+	if r.t.collect[to] {
+		b := r.box(to)
+		b.msgs, b.raws = append(b.msgs, h), append(b.raws, d.raw)
+		return
 	}
+	r.turn(to, h.Item, turnInput{raw: d.raw, msg: h, read: len(d.raw)})
 }

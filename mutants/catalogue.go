@@ -2,19 +2,14 @@ package mutants
 
 import (
 	"crypto/sha256"
-	_ "embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
+
+	"github.com/baton-lab/baton/mission"
 )
-
-//go:embed catalogue.yaml
-var defaultYAML []byte
-
-// DefaultName is the source name of the embedded default catalogue in error
-// messages and [Catalogue.Sources].
-const DefaultName = "mutants/catalogue.yaml"
 
 // How [Load] combines a user catalogue with a base one.
 const (
@@ -35,21 +30,24 @@ type Source struct {
 	SHA256 string `json:"sha256"` // hex SHA-256 of the file's bytes
 }
 
-// Default returns the default catalogue, embedded from catalogue.yaml. Every
-// call returns a fresh copy.
-func Default() (*Catalogue, error) {
-	c, err := Parse(DefaultName, defaultYAML)
+// Default returns the default catalogue of spec's mission (its
+// Spec.Catalogue). Every call returns a fresh copy.
+func Default(spec *mission.Spec) (*Catalogue, error) {
+	if len(spec.Catalogue.Data) == 0 {
+		return nil, errors.New("default catalogue: mission " + spec.Name + " has none")
+	}
+	c, err := Parse(spec.Catalogue.Name, spec.Catalogue.Data, spec)
 	if err != nil {
 		return nil, fmt.Errorf("default catalogue: %w", err)
 	}
 	return c, nil
 }
 
-// Load reads a user catalogue from path. In mode "replace" it is the whole
-// catalogue and base is ignored; in mode "extend" its mutants follow base's
-// (the default catalogue when base is nil), and an id already in base is an
-// error.
-func Load(path string, base *Catalogue, mode string) (*Catalogue, error) {
+// Load reads a user catalogue of spec's mission from path. In mode
+// "replace" it is the whole catalogue and base is ignored; in mode "extend"
+// its mutants follow base's (the mission's default catalogue when base is
+// nil), and an id already in base is an error.
+func Load(path string, base *Catalogue, mode string, spec *mission.Spec) (*Catalogue, error) {
 	if mode != ModeReplace && mode != ModeExtend {
 		return nil, fmt.Errorf("load mutants: mode %q: want %s or %s", mode, ModeReplace, ModeExtend)
 	}
@@ -57,7 +55,7 @@ func Load(path string, base *Catalogue, mode string) (*Catalogue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load mutants: %w", err)
 	}
-	user, err := Parse(path, data)
+	user, err := Parse(path, data, spec)
 	if err != nil {
 		return nil, fmt.Errorf("load mutants: %w", err)
 	}
@@ -65,7 +63,7 @@ func Load(path string, base *Catalogue, mode string) (*Catalogue, error) {
 		return user, nil
 	}
 	if base == nil {
-		if base, err = Default(); err != nil {
+		if base, err = Default(spec); err != nil {
 			return nil, fmt.Errorf("load mutants: %w", err)
 		}
 	}

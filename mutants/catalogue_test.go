@@ -9,10 +9,11 @@ import (
 	"testing"
 
 	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/mission/invoice"
 )
 
 func TestDefault(t *testing.T) {
-	c, err := Default()
+	c, err := Default(invoice.Spec())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func TestDefault(t *testing.T) {
 		if len(strings.Fields(m.Description)) < 8 {
 			t.Errorf("%s: description %q says too little", m.ID, m.Description)
 		}
-		if !strings.HasPrefix(m.Source, DefaultName+":") {
+		if !strings.HasPrefix(m.Source, invoice.CatalogueName+":") {
 			t.Errorf("%s: source %q", m.ID, m.Source)
 		}
 		// The ground truth follows from the class: an edge for the hand-off
@@ -66,7 +67,7 @@ func TestDefault(t *testing.T) {
 	if _, ok := c.ByID("no-such-mutant"); ok {
 		t.Error("ByID found a mutant that is not there")
 	}
-	again, err := Default()
+	again, err := Default(invoice.Spec())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,10 +14,9 @@
 // (retry_without_key, fresh_key_on_retry) acts in an agent's core but seeds
 // a duplicate action, so its entry names both: agent, where the retried
 // write is made, and edge, the hand-off whose item the write serves (the
-// write's idempotency key should carry that hand-off's idempotency key). In
-// the reference mission boundary's writes serve action->boundary, action's
-// record_match serves intake->action, and intake's register_invoice serves
-// intake->action, the item intake is producing; the agent must be one of
+// write's idempotency key should carry that hand-off's idempotency key): a
+// consumer's writes serve the edge its item arrived on, a producer's write
+// serves the edge of the item it is producing; the agent must be one of
 // the edge's ends.
 //
 // [Mutant.Switch] returns the mission build with the mutant switched on
@@ -60,6 +59,6 @@
 // parameters, a hand-off class without an edge, a control with an edge, an
 // agent that is neither end of its retry operator's edge and duplicate ids
 // are errors naming file, line and entry.
-// [Default] reads the embedded catalogue.yaml; [Load] reads a user file that
-// replaces or extends it.
+// [Default] reads a mission's default catalogue (its Spec.Catalogue); [Load]
+// reads a user file that replaces or extends it.
 package mutants

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/mission/invoice"
 	"github.com/baton-lab/baton/mutants"
 )
 
@@ -15,7 +16,7 @@ func ExampleParse() {
     edge: intake->action
     field: tax
     description: the new extractor no longer forwards tax
-`))
+`), invoice.Spec())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -36,7 +37,7 @@ func ExampleParse_error() {
     operator: drop_field
     edge: boundary->monitor
     field: po_number
-`))
+`), invoice.Spec())
 	fmt.Println(err)
 	// Output: my-mutants.yaml:6: mutant my-drop-po: field: edge boundary->monitor (decision.made) carries no payload field "po_number" (it carries email_id, invoice_number, supplier_id, decision, reason, currency, gross, amount_eur, payment_id, escalation_id)
 }

@@ -2,6 +2,7 @@ package mutants
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/mission/invoice"
 	"github.com/baton-lab/baton/sandbox"
 )
 
@@ -30,9 +32,9 @@ var noisy = mission.Env{
 		"transport": {sandbox.Redelivery: 0.05},
 	},
 	Profile: mission.Profile{
-		mission.Intake:   {mission.Misclassify: 0.01, mission.Misread: 0.01, mission.Misroute: 0.01},
-		mission.Action:   {mission.Misroute: 0.01},
-		mission.Boundary: {mission.SkipLookup: 0.01, mission.Misroute: 0.01},
+		invoice.Intake:   {invoice.Misclassify: 0.01, invoice.Misread: 0.01, mission.Misroute: 0.01},
+		invoice.Action:   {mission.Misroute: 0.01},
+		invoice.Boundary: {invoice.SkipLookup: 0.01, mission.Misroute: 0.01},
 	},
 }
 
@@ -63,30 +65,31 @@ type cleanKey struct {
 
 func newSuite(tb testing.TB) *suite {
 	tb.Helper()
-	scs, err := mission.DefaultScenarios()
+	scs, _, err := invoice.DefaultScenarios()
 	if err != nil {
 		tb.Fatalf("scenarios: %v", err)
 	}
 	if len(scs) == 0 {
 		tb.Fatal("no scenarios")
 	}
-	return &suite{m: mission.Reference(), scs: scs, clean: map[cleanKey]outcome{}}
+	return &suite{m: invoice.New(), scs: scs, clean: map[cleanKey]outcome{}}
 }
 
 func (s *suite) run(tb testing.TB, b mission.Build, sc int, seed uint64, env mission.Env) outcome {
 	tb.Helper()
-	r := s.m.Run(b, s.scs[sc], seed, env)
+	r, err := s.m.Run(context.Background(), b, s.scs[sc], seed, env)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	tr, err := r.Trace.MarshalJSONL()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	records := *r.End
-	records.Log = nil
-	end, err := json.Marshal(&records)
+	end, err := json.Marshal(r.End.Records)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	check, err := json.Marshal(sandbox.Check(&s.scs[sc].Expect, r.End))
+	check, err := json.Marshal(s.m.Check(s.scs[sc], r.End))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -109,7 +112,7 @@ func (s *suite) cleanRun(tb testing.TB, envName string, env mission.Env, sc int,
 // the clean build's. A mutant that never changes anything would be
 // equivalent and does not belong in the default catalogue.
 func TestDefaultMutantsHaveAnEffect(t *testing.T) {
-	c, err := Default()
+	c, err := Default(invoice.Spec())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +157,7 @@ func TestDefaultMutantsHaveAnEffect(t *testing.T) {
 // nothing, and reach nothing, when no fault or redelivery fires, and that
 // under faults they act only in runs where one fired.
 func TestDuplicateActionNeedsAFault(t *testing.T) {
-	c, err := Default()
+	c, err := Default(invoice.Spec())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +204,7 @@ func TestDuplicateActionNeedsAFault(t *testing.T) {
 // trial of a noisy environment, changes the tool-call arguments of its agent
 // and the expected-state differences of at least one scenario.
 func TestControlsCaughtInEveryTrial(t *testing.T) {
-	c, err := Default()
+	c, err := Default(invoice.Spec())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,10 +79,6 @@ const (
 // Formats lists the formats of reformat_field.
 var Formats = []string{FormatCents, FormatDateDMY, FormatDecimalComma}
 
-// DecisionKinds lists the core decisions the mission passes to
-// [mission.Seams.Decide].
-var DecisionKinds = []string{"classify", "proposal", "decision", "escalate", "route"}
-
 // Operator is one kind of seeded defect: what it does, the seam it acts
 // through and the parameters a catalogue entry must give it. Operators are
 // values; [Operators] lists them.
@@ -100,8 +96,9 @@ type Operator struct {
 	// A hand-off class needs it; a control must not give it.
 	ServesEdge bool
 	// Validate checks an entry whose required parameters are present and
-	// whose edge or agent the mission has. It returns a *FieldError.
-	Validate func(m *Mutant) error
+	// whose edge or agent the mission has, against the mission's spec. It
+	// returns a *FieldError.
+	Validate func(m *Mutant, spec *mission.Spec) error
 	// New returns the seams of a valid entry, reporting to oracle (which may
 	// be nil) every time they are hit on their target, whether or not they
 	// change anything there.
@@ -242,7 +239,7 @@ var operators = func() []*Operator {
 		},
 		{
 			Name:     "flip_decision",
-			Doc:      "`agent`'s core acts on choice `to` at its `decision` (classify, proposal, decision, escalate or route) wherever it chose `from` (any other choice when `from` is empty).",
+			Doc:      "`agent`'s core acts on choice `to` at its `decision` (one of the mission's decisions of that agent, or route) wherever it chose `from` (any other choice when `from` is empty).",
 			Seam:     SeamDecide,
 			Params:   []Param{ParamDecision, ParamTo},
 			Optional: []Param{ParamFrom},
@@ -263,34 +260,34 @@ var operators = func() []*Operator {
 }()
 
 // validatePayloadField checks that the entry's field is written on its edge.
-func validatePayloadField(m *Mutant) error {
+func validatePayloadField(m *Mutant, spec *mission.Spec) error {
 	e, _ := mission.ParseEdge(m.Edge)
-	fields := mission.PayloadFields(e)
+	fields := spec.PayloadFields(e)
 	if !slices.Contains(fields, m.Field) {
 		if slices.Contains(mission.EnvelopeFields, m.Field) {
 			return fieldErrorf(ParamField, "%q is an envelope field, not a payload field of %s (envelope fields have operators of their own)", m.Field, m.Edge)
 		}
-		return fieldErrorf(ParamField, "edge %s (%s) carries no payload field %q (it carries %s)", m.Edge, mission.EdgeKind(e), m.Field, strings.Join(fields, ", "))
+		return fieldErrorf(ParamField, "edge %s (%s) carries no payload field %q (it carries %s)", m.Edge, spec.Kind(e), m.Field, strings.Join(fields, ", "))
 	}
 	return nil
 }
 
-func validateRename(m *Mutant) error {
-	if err := validatePayloadField(m); err != nil {
+func validateRename(m *Mutant, spec *mission.Spec) error {
+	if err := validatePayloadField(m, spec); err != nil {
 		return err
 	}
 	e, _ := mission.ParseEdge(m.Edge)
 	switch {
 	case m.To == m.Field:
 		return fieldErrorf(ParamTo, "renames %q to itself", m.Field)
-	case slices.Contains(mission.PayloadFields(e), m.To):
+	case slices.Contains(spec.PayloadFields(e), m.To):
 		return fieldErrorf(ParamTo, "edge %s already carries a payload field %q", m.Edge, m.To)
 	}
 	return nil
 }
 
-func validateReformat(m *Mutant) error {
-	if err := validatePayloadField(m); err != nil {
+func validateReformat(m *Mutant, spec *mission.Spec) error {
+	if err := validatePayloadField(m, spec); err != nil {
 		return err
 	}
 	if !slices.Contains(Formats, m.Format) {
@@ -300,26 +297,36 @@ func validateReformat(m *Mutant) error {
 }
 
 // validateTool checks that the entry's agent may call its tool.
-func validateTool(m *Mutant) error {
-	if !sandbox.Permitted(m.Agent, m.Tool) {
-		return fieldErrorf(ParamTool, "agent %s may not call %q (it may call %s)", m.Agent, m.Tool, strings.Join(sandbox.Permissions[m.Agent], ", "))
+func validateTool(m *Mutant, spec *mission.Spec) error {
+	a := mission.Agent(m.Agent)
+	if !spec.Permitted(a, m.Tool) {
+		return fieldErrorf(ParamTool, "agent %s may not call %q (it may call %s)", m.Agent, m.Tool, strings.Join(spec.AgentTools(a), ", "))
 	}
 	return nil
 }
 
-func validateWriteTool(m *Mutant) error {
-	if err := validateTool(m); err != nil {
+func validateWriteTool(m *Mutant, spec *mission.Spec) error {
+	if err := validateTool(m, spec); err != nil {
 		return err
 	}
-	if _, ok := sandbox.Writes[m.Tool]; !ok {
+	if t, _ := spec.Tools.Tool(m.Tool); t.Access != sandbox.Write {
 		return fieldErrorf(ParamTool, "%q is a read; only writes carry an idempotency key", m.Tool)
 	}
 	return nil
 }
 
-func validateToolArg(m *Mutant) error {
-	if err := validateTool(m); err != nil {
+func validateToolArg(m *Mutant, spec *mission.Spec) error {
+	if err := validateTool(m, spec); err != nil {
 		return err
+	}
+	if t, _ := spec.Tools.Tool(m.Tool); t.Args != nil && len(t.Args.Properties) > 0 {
+		if _, ok := t.Args.Property(m.Arg); !ok {
+			var names []string
+			for _, p := range t.Args.Properties {
+				names = append(names, p.Name)
+			}
+			return fieldErrorf(ParamArg, "%s takes no argument %q (it takes %s)", m.Tool, m.Arg, strings.Join(names, ", "))
+		}
 	}
 	if m.Value == nil {
 		return fieldErrorf(ParamValue, "missing")
@@ -332,12 +339,12 @@ func validateToolArg(m *Mutant) error {
 
 // validateOtherOwner checks that value names an agent other than the edge's
 // consumer.
-func validateOtherOwner(m *Mutant) error {
+func validateOtherOwner(m *Mutant, spec *mission.Spec) error {
 	s, ok := m.Value.(string)
 	if !ok {
 		return fieldErrorf(ParamValue, "want an agent name, got %v", m.Value)
 	}
-	if !mission.HasAgent(mission.Agent(s)) {
+	if !spec.HasAgent(mission.Agent(s)) {
 		return fieldErrorf(ParamValue, "the mission has no agent %q", s)
 	}
 	e, _ := mission.ParseEdge(m.Edge)
@@ -347,12 +354,36 @@ func validateOtherOwner(m *Mutant) error {
 	return nil
 }
 
-func validateDecision(m *Mutant) error {
-	if !slices.Contains(DecisionKinds, m.Decision) {
-		return fieldErrorf(ParamDecision, "unknown decision %q (want one of %s)", m.Decision, strings.Join(DecisionKinds, ", "))
+func validateDecision(m *Mutant, spec *mission.Spec) error {
+	d, ok := spec.Decision(mission.Agent(m.Agent), m.Decision)
+	if !ok {
+		var kinds []string
+		if as, ok := spec.Agent(mission.Agent(m.Agent)); ok {
+			for _, d := range as.Decisions {
+				kinds = append(kinds, d.Kind)
+			}
+		}
+		if len(spec.Out(mission.Agent(m.Agent))) > 0 {
+			kinds = append(kinds, mission.RouteDecision)
+		}
+		return fieldErrorf(ParamDecision, "agent %s makes no decision %q (it makes %s)", m.Agent, m.Decision, strings.Join(kinds, ", "))
 	}
 	if m.From != "" && m.From == m.To {
 		return fieldErrorf(ParamTo, "flips %q to itself", m.From)
+	}
+	choices := d.Choices
+	if d.Kind == mission.RouteDecision {
+		for _, a := range spec.AgentNames() {
+			choices = append(choices, string(a))
+		}
+	}
+	for _, c := range []struct {
+		p Param
+		v string
+	}{{ParamTo, m.To}, {ParamFrom, m.From}} {
+		if c.v != "" && len(choices) > 0 && !slices.Contains(choices, c.v) {
+			return fieldErrorf(c.p, "%s's %s has no choice %q (its choices are %s)", m.Agent, m.Decision, c.v, strings.Join(choices, ", "))
+		}
 	}
 	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/baton-lab/baton/mission"
 )
 
 // Error is one problem in a catalogue file, at an entry's key when it has
@@ -43,13 +45,13 @@ var keys = func() []string {
 	return k
 }()
 
-// Parse reads a catalogue from YAML data; name is the file name errors give.
-// The document is a mapping with one key, mutants, holding a list of entries
-// (see the package doc and catalogue.yaml). Unknown keys, invalid entries and
-// duplicate ids are errors, all reported, each an *Error naming file, line
-// and entry.
-func Parse(name string, data []byte) (*Catalogue, error) {
-	p := parser{file: name}
+// Parse reads a catalogue of spec's mission from YAML data; name is the file
+// name errors give. The document is a mapping with one key, mutants,
+// holding a list of entries (see the package doc). Unknown keys, invalid
+// entries and duplicate ids are errors, all reported, each an *Error naming
+// file, line and entry.
+func Parse(name string, data []byte, spec *mission.Spec) (*Catalogue, error) {
+	p := parser{file: name, spec: spec}
 	muts := p.parse(data)
 	if len(p.errs) > 0 {
 		slices.SortStableFunc(p.errs, func(a, b *Error) int { return cmp.Compare(a.Line, b.Line) })
@@ -64,6 +66,7 @@ func Parse(name string, data []byte) (*Catalogue, error) {
 
 type parser struct {
 	file string
+	spec *mission.Spec
 	errs []*Error
 }
 
@@ -180,7 +183,7 @@ func (p *parser) entry(i int, n *yaml.Node) (m *Mutant, lines map[string]int, ok
 		}
 		*m.str(key) = strings.TrimSpace(v.Value)
 	}
-	for _, err := range m.Validate() {
+	for _, err := range m.Validate(p.spec) {
 		var fe *FieldError
 		if !errors.As(err, &fe) {
 			p.errorf(n.Line, label, "", "%v", err)

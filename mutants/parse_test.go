@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/baton-lab/baton/mission/invoice"
 )
 
 const goodYAML = `mutants:
@@ -33,7 +35,7 @@ const goodYAML = `mutants:
 `
 
 func TestParse(t *testing.T) {
-	c, err := Parse("user.yaml", []byte(goodYAML))
+	c, err := Parse("user.yaml", []byte(goodYAML), invoice.Spec())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +213,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown decision",
 			yaml: entry("id: a", "class: control", "operator: flip_decision", "agent: boundary", "decision: vibe", "to: escalated"),
-			want: Error{Line: 6, Mutant: "a", Field: "decision", Problem: `unknown decision "vibe"`},
+			want: Error{Line: 6, Mutant: "a", Field: "decision", Problem: `agent boundary makes no decision "vibe"`},
 		},
 		{
 			name: "null value",
@@ -276,7 +278,7 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse("f.yaml", []byte(tt.yaml))
+			_, err := Parse("f.yaml", []byte(tt.yaml), invoice.Spec())
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -300,7 +302,7 @@ func TestParseErrors(t *testing.T) {
 
 func TestParseReportsEveryError(t *testing.T) {
 	yaml := "mutants:\n  - id: a\n    class: nope\n    operator: clear_owner\n    edge: intake->action\n  - id: b\n    class: control\n    operator: nope\n"
-	_, err := Parse("f.yaml", []byte(yaml))
+	_, err := Parse("f.yaml", []byte(yaml), invoice.Spec())
 	want := "f.yaml:3: mutant a: class: unknown class \"nope\"" // first line of the joined error
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("error %v, want it to start with %q", err, want)
@@ -320,13 +322,13 @@ func writeFile(tb testing.TB, name, data string) string {
 }
 
 func TestLoadModes(t *testing.T) {
-	def, err := Default()
+	def, err := Default(invoice.Spec())
 	if err != nil {
 		t.Fatal(err)
 	}
 	path := writeFile(t, "user.yaml", goodYAML)
 
-	rep, err := Load(path, def, ModeReplace)
+	rep, err := Load(path, def, ModeReplace, invoice.Spec())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,14 +336,14 @@ func TestLoadModes(t *testing.T) {
 		t.Errorf("replace: ids %v", got)
 	}
 
-	ext, err := Load(path, def, ModeExtend)
+	ext, err := Load(path, def, ModeExtend, invoice.Spec())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(append(ids(def), "u-drop-tax", "u-wrong-amount", "u-ledger-no-key"), ids(ext)); diff != "" {
 		t.Errorf("extend: ids (-want +got):\n%s", diff)
 	}
-	extNil, err := Load(path, nil, ModeExtend)
+	extNil, err := Load(path, nil, ModeExtend, invoice.Spec())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,22 +366,22 @@ func TestLoadModes(t *testing.T) {
 		t.Error("the same catalogue loaded twice hashes differently")
 	}
 
-	if _, err := Load(path, def, "merge"); err == nil || !strings.Contains(err.Error(), `mode "merge"`) {
+	if _, err := Load(path, def, "merge", invoice.Spec()); err == nil || !strings.Contains(err.Error(), `mode "merge"`) {
 		t.Errorf("bad mode: error %v", err)
 	}
-	if _, err := Load(filepath.Join(t.TempDir(), "missing.yaml"), def, ModeReplace); err == nil {
+	if _, err := Load(filepath.Join(t.TempDir(), "missing.yaml"), def, ModeReplace, invoice.Spec()); err == nil {
 		t.Error("missing file: no error")
 	}
 }
 
 func TestLoadExtendDuplicate(t *testing.T) {
-	def, err := Default()
+	def, err := Default(invoice.Spec())
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := def.Mutants[0].ID
 	path := writeFile(t, "user.yaml", "mutants:\n  - id: u1\n    class: context_loss\n    operator: drop_field\n    edge: intake->action\n    field: tax\n  - id: "+id+"\n    class: context_loss\n    operator: drop_field\n    edge: intake->action\n    field: tax\n")
-	_, err = Load(path, def, ModeExtend)
+	_, err = Load(path, def, ModeExtend, invoice.Spec())
 	var e *Error
 	if !errors.As(err, &e) {
 		t.Fatalf("error %v is not an *Error", err)
@@ -388,7 +390,7 @@ func TestLoadExtendDuplicate(t *testing.T) {
 	if diff := cmp.Diff(want, e); diff != "" || !strings.Contains(e.Problem, "already in the base catalogue") {
 		t.Errorf("error %v (-want +got):\n%s", err, diff)
 	}
-	if _, err := Load(path, def, ModeReplace); err != nil {
+	if _, err := Load(path, def, ModeReplace, invoice.Spec()); err != nil {
 		t.Errorf("replace: the same ids are fine alone: %v", err)
 	}
 }
@@ -403,11 +405,11 @@ func ids(c *Catalogue) []string {
 
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(goodYAML))
-	f.Add(defaultYAML)
+	f.Add(invoice.Spec().Catalogue.Data)
 	f.Add([]byte("mutants:\n  - id: a\n    value: {x: [1, 2]}\n"))
 	f.Add([]byte("mutants: &a [*a]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := Parse("fuzz.yaml", data)
+		c, err := Parse("fuzz.yaml", data, invoice.Spec())
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) {
@@ -417,14 +419,14 @@ func FuzzParse(f *testing.F) {
 		}
 		seen := map[string]bool{}
 		for _, m := range c.Mutants {
-			if errs := m.Validate(); len(errs) > 0 {
+			if errs := m.Validate(invoice.Spec()); len(errs) > 0 {
 				t.Fatalf("parsed an invalid mutant %s: %v", m.ID, errs)
 			}
 			if seen[m.ID] {
 				t.Fatalf("duplicate id %s", m.ID)
 			}
 			seen[m.ID] = true
-			if _, err := m.Seams(nil); err != nil {
+			if _, err := m.Seams(invoice.Spec(), nil); err != nil {
 				t.Fatal(err)
 			}
 		}

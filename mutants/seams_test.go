@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/mission/invoice"
 	"github.com/baton-lab/baton/sandbox"
 )
 
@@ -15,7 +16,7 @@ import (
 func seamsOf(tb testing.TB, m *Mutant) (mission.Seams, *mission.Oracle) {
 	tb.Helper()
 	o := &mission.Oracle{}
-	s, err := m.Seams(o)
+	s, err := m.Seams(invoice.Spec(), o)
 	if err != nil {
 		tb.Fatalf("seams: %v", err)
 	}
@@ -25,7 +26,7 @@ func seamsOf(tb testing.TB, m *Mutant) (mission.Seams, *mission.Oracle) {
 // message returns a fresh decoded hand-off as an emitter or parser sees it.
 func message(tb testing.TB, edge mission.Edge, payload string) map[string]any {
 	tb.Helper()
-	raw := `{"id":"m-E1-` + edge.String() + `-1","edge":"` + edge.String() + `","kind":"` + mission.EdgeKind(edge) +
+	raw := `{"id":"m-E1-` + edge.String() + `-1","edge":"` + edge.String() + `","kind":"` + invoice.Spec().Kind(edge) +
 		`","schema_version":"1.0","idempotency_key":"E1:x","next_owner":["` + string(edge.To) +
 		`"],"escalation":"requested","escalation_ref":"","item":"E1","payload":` + payload + `}`
 	var msg map[string]any
@@ -42,7 +43,7 @@ const extracted = `{"email_id":"E1","supplier_id":"S1","po_number":"PO-1","curre
 // edge, or one without the operator's field. (drop_field and rename_field
 // always change a field they reach.)
 func TestEmitSeams(t *testing.T) {
-	ia, ab := mission.IntakeToAction, mission.ActionToBoundary
+	ia, ab := invoice.IntakeToAction, invoice.ActionToBoundary
 	noEscalation := func(msg map[string]any) { msg["escalation"] = "none" }
 	tests := []struct {
 		name    string
@@ -252,7 +253,7 @@ func TestEmitSeamsOwnerForms(t *testing.T) {
 		m := &Mutant{ID: "x", Class: AmbiguousOwnership, Operator: "double_owner", Edge: "intake->action", Value: "monitor"}
 		s, o := seamsOf(t, m)
 		msg := map[string]any{"next_owner": owners}
-		s.Emit(mission.IntakeToAction, msg)
+		s.Emit(invoice.IntakeToAction, msg)
 		if diff := cmp.Diff([]any{"action", "monitor"}, msg["next_owner"]); diff != "" || o.Reached != 1 {
 			t.Errorf("%T: next_owner (-want +got):\n%s, Reached %d", owners, diff, o.Reached)
 		}
@@ -260,14 +261,14 @@ func TestEmitSeamsOwnerForms(t *testing.T) {
 	m := &Mutant{ID: "x", Class: AmbiguousOwnership, Operator: "clear_owner", Edge: "intake->action"}
 	s, o := seamsOf(t, m)
 	msg := map[string]any{"next_owner": []string{}}
-	s.Emit(mission.IntakeToAction, msg)
+	s.Emit(invoice.IntakeToAction, msg)
 	if diff := cmp.Diff([]string{}, msg["next_owner"]); diff != "" || o.Reached != 1 {
 		t.Errorf("clear_owner on an empty []string: next_owner (-want +got):\n%s, Reached %d, want 1", diff, o.Reached)
 	}
 }
 
 func TestParseSeams(t *testing.T) {
-	ab, ia := mission.ActionToBoundary, mission.IntakeToAction
+	ab, ia := invoice.ActionToBoundary, invoice.IntakeToAction
 	tests := []struct {
 		name    string
 		edge    mission.Edge
@@ -317,18 +318,18 @@ func TestRetryKeySeams(t *testing.T) {
 		want     string
 		reached  int
 	}{
-		{"no key on a retry", "retry_without_key", "boundary", sandbox.SchedulePayment, 1, "", 1},
-		{"no key on the third retry", "retry_without_key", "boundary", sandbox.SchedulePayment, 3, "", 1},
-		{"first attempt keeps its key", "retry_without_key", "boundary", sandbox.SchedulePayment, 0, "E1:schedule_payment", 0},
-		{"other tool keeps its key", "retry_without_key", "boundary", sandbox.PostLedger, 1, "E1:schedule_payment", 0},
-		{"other agent keeps its key", "retry_without_key", "intake", sandbox.SchedulePayment, 1, "E1:schedule_payment", 0},
-		{"fresh key on a retry", "fresh_key_on_retry", "boundary", sandbox.SchedulePayment, 2, "E1:schedule_payment#retry2", 1},
-		{"fresh key: first attempt keeps its key", "fresh_key_on_retry", "boundary", sandbox.SchedulePayment, 0, "E1:schedule_payment", 0},
-		{"fresh key: other tool keeps its key", "fresh_key_on_retry", "boundary", sandbox.PostLedger, 1, "E1:schedule_payment", 0},
+		{"no key on a retry", "retry_without_key", "boundary", invoice.SchedulePayment, 1, "", 1},
+		{"no key on the third retry", "retry_without_key", "boundary", invoice.SchedulePayment, 3, "", 1},
+		{"first attempt keeps its key", "retry_without_key", "boundary", invoice.SchedulePayment, 0, "E1:schedule_payment", 0},
+		{"other tool keeps its key", "retry_without_key", "boundary", invoice.PostLedger, 1, "E1:schedule_payment", 0},
+		{"other agent keeps its key", "retry_without_key", "intake", invoice.SchedulePayment, 1, "E1:schedule_payment", 0},
+		{"fresh key on a retry", "fresh_key_on_retry", "boundary", invoice.SchedulePayment, 2, "E1:schedule_payment#retry2", 1},
+		{"fresh key: first attempt keeps its key", "fresh_key_on_retry", "boundary", invoice.SchedulePayment, 0, "E1:schedule_payment", 0},
+		{"fresh key: other tool keeps its key", "fresh_key_on_retry", "boundary", invoice.PostLedger, 1, "E1:schedule_payment", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := &Mutant{ID: "x", Class: DuplicateAction, Operator: tt.operator, Edge: "action->boundary", Agent: "boundary", Tool: sandbox.SchedulePayment}
+			m := &Mutant{ID: "x", Class: DuplicateAction, Operator: tt.operator, Edge: "action->boundary", Agent: "boundary", Tool: invoice.SchedulePayment}
 			s, o := seamsOf(t, m)
 			got := s.RetryKey(tt.agent, tt.tool, "E1", "E1:schedule_payment", tt.attempt)
 			if got != tt.want || o.Reached != tt.reached {
@@ -341,10 +342,10 @@ func TestRetryKeySeams(t *testing.T) {
 func TestDedupSeam(t *testing.T) {
 	m := &Mutant{ID: "x", Class: DuplicateAction, Operator: "redeliver_without_dedup", Edge: "boundary->monitor"}
 	s, o := seamsOf(t, m)
-	if !s.Dedup(mission.ActionToBoundary) || o.Reached != 0 {
+	if !s.Dedup(invoice.ActionToBoundary) || o.Reached != 0 {
 		t.Errorf("other edge: Dedup false or Reached %d", o.Reached)
 	}
-	if s.Dedup(mission.BoundaryToMonitor) || o.Reached != 1 {
+	if s.Dedup(invoice.BoundaryToMonitor) || o.Reached != 1 {
 		t.Errorf("own edge: Dedup true or Reached %d, want false, 1", o.Reached)
 	}
 }
@@ -360,33 +361,33 @@ func TestToolArgsSeam(t *testing.T) {
 		reached int
 	}{
 		{
-			name: "replaces the argument", value: "DE00", agent: "boundary", tool: sandbox.SchedulePayment,
+			name: "replaces the argument", value: "DE00", agent: "boundary", tool: invoice.SchedulePayment,
 			args: sandbox.Args{"bank_account": "DE89", "amount": 10.0}, want: sandbox.Args{"bank_account": "DE00", "amount": 10.0}, reached: 1,
 		},
 		{
-			name: "adds a missing argument", value: "DE00", agent: "boundary", tool: sandbox.SchedulePayment,
+			name: "adds a missing argument", value: "DE00", agent: "boundary", tool: invoice.SchedulePayment,
 			args: sandbox.Args{"amount": 10.0}, want: sandbox.Args{"bank_account": "DE00", "amount": 10.0}, reached: 1,
 		},
 		{
-			name: "same value is reached and no change", value: "DE00", agent: "boundary", tool: sandbox.SchedulePayment,
+			name: "same value is reached and no change", value: "DE00", agent: "boundary", tool: invoice.SchedulePayment,
 			args: sandbox.Args{"bank_account": "DE00"}, want: sandbox.Args{"bank_account": "DE00"}, reached: 1,
 		},
 		{
-			name: "numbers compare as JSON", value: 5.0, agent: "boundary", tool: sandbox.SchedulePayment,
+			name: "numbers compare as JSON", value: 5.0, agent: "boundary", tool: invoice.SchedulePayment,
 			args: sandbox.Args{"bank_account": 5}, want: sandbox.Args{"bank_account": 5}, reached: 1,
 		},
 		{
-			name: "other tool", value: "DE00", agent: "boundary", tool: sandbox.PostLedger,
+			name: "other tool", value: "DE00", agent: "boundary", tool: invoice.PostLedger,
 			args: sandbox.Args{"bank_account": "DE89"}, want: sandbox.Args{"bank_account": "DE89"},
 		},
 		{
-			name: "other agent", value: "DE00", agent: "intake", tool: sandbox.SchedulePayment,
+			name: "other agent", value: "DE00", agent: "intake", tool: invoice.SchedulePayment,
 			args: sandbox.Args{"bank_account": "DE89"}, want: sandbox.Args{"bank_account": "DE89"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := &Mutant{ID: "x", Class: Control, Operator: "wrong_tool_arg", Agent: "boundary", Tool: sandbox.SchedulePayment, Arg: "bank_account", Value: tt.value}
+			m := &Mutant{ID: "x", Class: Control, Operator: "wrong_tool_arg", Agent: "boundary", Tool: invoice.SchedulePayment, Arg: "bank_account", Value: tt.value}
 			s, o := seamsOf(t, m)
 			s.ToolArgs(tt.agent, tt.tool, "E1", tt.args)
 			if diff := cmp.Diff(tt.want, tt.args); diff != "" {
@@ -400,13 +401,13 @@ func TestToolArgsSeam(t *testing.T) {
 }
 
 func TestToolArgsSeamSharesNothing(t *testing.T) {
-	m := &Mutant{ID: "x", Class: Control, Operator: "wrong_tool_arg", Agent: "boundary", Tool: sandbox.SchedulePayment, Arg: "lines", Value: []any{"a"}}
+	m := &Mutant{ID: "x", Class: Control, Operator: "wrong_tool_arg", Agent: "monitor", Tool: invoice.PublishReport, Arg: "entries", Value: []any{"a"}}
 	s, _ := seamsOf(t, m)
 	a, b := sandbox.Args{}, sandbox.Args{}
-	s.ToolArgs("boundary", sandbox.SchedulePayment, "E1", a)
-	a["lines"].([]any)[0] = "changed"
-	s.ToolArgs("boundary", sandbox.SchedulePayment, "E2", b)
-	if diff := cmp.Diff([]any{"a"}, b["lines"]); diff != "" {
+	s.ToolArgs("monitor", invoice.PublishReport, "E1", a)
+	a["entries"].([]any)[0] = "changed"
+	s.ToolArgs("monitor", invoice.PublishReport, "E2", b)
+	if diff := cmp.Diff([]any{"a"}, b["entries"]); diff != "" {
 		t.Errorf("second call saw the first call's edit (-want +got):\n%s", diff)
 	}
 }
@@ -445,20 +446,20 @@ func TestRouteSeam(t *testing.T) {
 	m := &Mutant{ID: "x", Class: AmbiguousOwnership, Operator: "reroute", Edge: "action->boundary", Value: "monitor"}
 	s, o := seamsOf(t, m)
 	in := []mission.Agent{"boundary"}
-	got := s.Route(mission.ActionToBoundary, in)
+	got := s.Route(invoice.ActionToBoundary, in)
 	if diff := cmp.Diff([]mission.Agent{"monitor"}, got); diff != "" || o.Reached != 1 {
 		t.Errorf("Route (-want +got):\n%s, Reached %d", diff, o.Reached)
 	}
 	if in[0] != "boundary" {
 		t.Errorf("Route changed its input: %v", in)
 	}
-	if got := s.Route(mission.ActionToBoundary, nil); len(got) != 0 || o.Reached != 2 {
+	if got := s.Route(invoice.ActionToBoundary, nil); len(got) != 0 || o.Reached != 2 {
 		t.Errorf("Route of no owners = %v, Reached %d; want none, reached (2)", got, o.Reached)
 	}
-	if got := s.Route(mission.ActionToBoundary, []mission.Agent{"monitor"}); len(got) != 1 || got[0] != "monitor" || o.Reached != 3 {
+	if got := s.Route(invoice.ActionToBoundary, []mission.Agent{"monitor"}); len(got) != 1 || got[0] != "monitor" || o.Reached != 3 {
 		t.Errorf("Route already to monitor = %v, Reached %d; want [monitor], reached (3)", got, o.Reached)
 	}
-	if got := s.Route(mission.IntakeToAction, []mission.Agent{"action"}); got[0] != "action" || o.Reached != 3 {
+	if got := s.Route(invoice.IntakeToAction, []mission.Agent{"action"}); got[0] != "action" || o.Reached != 3 {
 		t.Errorf("Route on another edge = %v, Reached %d; want [action], not reached (3)", got, o.Reached)
 	}
 }
@@ -466,12 +467,12 @@ func TestRouteSeam(t *testing.T) {
 // TestSeamsNilOracle checks that seams switched on without an oracle act.
 func TestSeamsNilOracle(t *testing.T) {
 	m := &Mutant{ID: "x", Class: ContextLoss, Operator: "drop_field", Edge: "intake->action", Field: "currency"}
-	s, err := m.Seams(nil)
+	s, err := m.Seams(invoice.Spec(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg := message(t, mission.IntakeToAction, extracted)
-	s.Emit(mission.IntakeToAction, msg)
+	msg := message(t, invoice.IntakeToAction, extracted)
+	s.Emit(invoice.IntakeToAction, msg)
 	if _, ok := msg["payload"].(map[string]any)["currency"]; ok {
 		t.Error("currency still there")
 	}
@@ -486,8 +487,8 @@ func TestSeamsConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
-			msg := message(t, mission.IntakeToAction, extracted)
-			s.Emit(mission.IntakeToAction, msg)
+			msg := message(t, invoice.IntakeToAction, extracted)
+			s.Emit(invoice.IntakeToAction, msg)
 		})
 	}
 	wg.Wait()
@@ -504,7 +505,7 @@ func TestSwitch(t *testing.T) {
 			t.Error("Switch of an invalid mutant did not panic")
 		}
 	}()
-	bad := &Mutant{ID: "x", Class: ContextLoss, Operator: "drop_field", Edge: "intake->action", Field: "nope"}
+	bad := &Mutant{ID: "x", Class: ContextLoss, Operator: "drop_field", Edge: "intake->action"} // no field
 	_ = bad.Switch(nil)
 }
 
@@ -537,22 +538,22 @@ func TestReformat(t *testing.T) {
 func BenchmarkEmit(b *testing.B) {
 	m := &Mutant{ID: "x", Class: ContractDrift, Operator: "reformat_field", Edge: "intake->action", Field: "gross", Format: FormatDecimalComma}
 	s, _ := seamsOf(b, m)
-	msg := message(b, mission.IntakeToAction, extracted)
+	msg := message(b, invoice.IntakeToAction, extracted)
 	p := msg["payload"].(map[string]any)
 	b.ReportAllocs()
 	for b.Loop() {
 		p["gross"] = 1190.5
-		s.Emit(mission.IntakeToAction, msg)
+		s.Emit(invoice.IntakeToAction, msg)
 	}
 }
 
 func BenchmarkToolArgs(b *testing.B) {
-	m := &Mutant{ID: "x", Class: Control, Operator: "wrong_tool_arg", Agent: "boundary", Tool: sandbox.SchedulePayment, Arg: "bank_account", Value: "DE00"}
+	m := &Mutant{ID: "x", Class: Control, Operator: "wrong_tool_arg", Agent: "boundary", Tool: invoice.SchedulePayment, Arg: "bank_account", Value: "DE00"}
 	s, _ := seamsOf(b, m)
 	args := sandbox.Args{"amount": 10.0}
 	b.ReportAllocs()
 	for b.Loop() {
 		args["bank_account"] = "DE89"
-		s.ToolArgs("boundary", sandbox.SchedulePayment, "E1", args)
+		s.ToolArgs("boundary", invoice.SchedulePayment, "E1", args)
 	}
 }

@@ -12,17 +12,29 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/baton-lab/baton/experiment"
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/mission/invoice"
 	"github.com/baton-lab/baton/reports"
 )
 
 var reportTrials = flag.Int("report.trials", 20, "trials of the default run BenchmarkReport renders")
+
+// missions are the missions the tests run: the reference mission.
+func missions(tb testing.TB) *mission.Registry {
+	tb.Helper()
+	reg, err := mission.NewRegistry(invoice.New())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return reg
+}
 
 // defaultRun runs the default protocol with trials into a temporary
 // folder and returns the folder and its results.
 func defaultRun(tb testing.TB, trials int) (string, *reports.Results) {
 	tb.Helper()
 	dir := filepath.Join(tb.TempDir(), "run")
-	sum, err := experiment.Run(context.Background(), experiment.Options{RunDir: dir, Trials: trials, Logger: zerolog.Nop()})
+	sum, err := experiment.Run(context.Background(), experiment.Options{RunDir: dir, Trials: trials, Logger: zerolog.Nop(), Missions: missions(tb)})
 	if err != nil {
 		tb.Fatalf("default run: %v", err)
 	}
@@ -57,7 +69,7 @@ func TestDefaultReportHTMLCoversMarkdown(t *testing.T) {
 // report.html's size.
 func BenchmarkReport(b *testing.B) {
 	dir, r := benchRun(b)
-	if err := experiment.ReportFindings(dir, r); err != nil {
+	if err := experiment.ReportFindings(missions(b), dir, r); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("html", func(b *testing.B) {

@@ -20,12 +20,20 @@ var (
 	ErrReview = errors.New("review")
 )
 
-// DiscardedError is the error of a discarded run: [Results.Err] returns it.
+// DiscardedError is the error of a discarded run: [Results.Err] returns it,
+// and experiment.Run returns it (with the run folder) after writing every
+// output. The command line maps it to its own exit code.
 type DiscardedError struct {
+	RunDir string // the run folder, when known
 	Reason string
 }
 
-func (e *DiscardedError) Error() string { return ErrDiscarded.Error() + ": " + e.Reason }
+func (e *DiscardedError) Error() string {
+	if e.RunDir != "" {
+		return "run " + e.RunDir + " discarded: " + e.Reason
+	}
+	return ErrDiscarded.Error() + ": " + e.Reason
+}
 
 // Unwrap returns [ErrDiscarded].
 func (e *DiscardedError) Unwrap() error { return ErrDiscarded }

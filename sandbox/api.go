@@ -1,13 +1,24 @@
-// Package sandbox is the finance system of record the reference mission runs
-// against: suppliers, orders, receipts, the invoice register, matches, the
-// ledger, approvals, payments, the escalation queue and the daily exception
-// report, behind tools scoped per agent.
+// Package sandbox is the engine every mission's system of record runs on.
+// It knows tools and records, never what a mission's records mean.
+//
+// A mission registers its tools in a [Registry]: each [Tool] has a name, a
+// description, a JSON Schema of its arguments ([Schema], checked before the
+// handler runs), whether it reads or writes, the record kind a write writes,
+// the agents allowed to call it and a [Handler] that reads and writes the
+// mission's [Records]. A [Sandbox] is one run's system of record over a
+// registry: [Sandbox.Call] refuses a tool the agent may not call, injects
+// faults, validates the arguments, runs the handler, and keeps the call log.
 //
 // Every write carries an idempotency key: a repeated key returns the first
 // result and changes nothing. Faults (timeouts before and after commit,
 // refusals, unavailability, rate limits, latency) are injected per tool and
 // kind with probabilities drawn from [Dice], which is keyed by the decision a
 // draw serves rather than a sequential stream. Time is a virtual [Clock].
+// Record ids are issued per kind ("PFX-0001"), after the highest id of the
+// kind the initial state holds. [State] is the records plus the log, as a
+// snapshot or a scenario's initial state; [ReadLog] reads the log the way
+// an end-state check needs it (what was written, which items ran out of
+// retries or were refused).
 package sandbox
 
 import (
@@ -18,10 +29,10 @@ import (
 
 // Args are a tool call's arguments, as decoded JSON values (string, float64,
 // bool, nil, []any, map[string]any).
-type Args map[string]any
+type Args = map[string]any
 
 // Result is a tool call's answer, as decoded JSON values.
-type Result map[string]any
+type Result = map[string]any
 
 // FaultKind is one kind of injected fault.
 type FaultKind string
@@ -77,8 +88,8 @@ func (k ErrorKind) String() string { return string(k) }
 var AllErrorKinds = []ErrorKind{ErrTimeout, ErrRefused, ErrUnavailable, ErrRateLimited, ErrForbidden, ErrNotFound, ErrInvalid}
 
 // Error is what a failed tool call returns. Code and Message are realistic
-// (for instance "AUTH-403", "VAL-422 missing field amount", "BR-409
-// duplicate invoice number"); RetryAfter is set on rate limits.
+// (for instance "AUTH-403", "VAL-422 missing field amount", a mission's
+// "BR-409 duplicate number"); RetryAfter is set on rate limits.
 type Error struct {
 	Kind       ErrorKind     `json:"kind"`
 	Code       string        `json:"code"`

@@ -2,17 +2,17 @@ package sandbox
 
 import "strings"
 
-// Error codes the sandbox answers with. The prefix names the family
-// (authorisation, validation, not found, business rule, system, rate limit);
-// [CodeKind] maps a code back to the [ErrorKind] a caller sees.
+// Error codes the engine answers with. The prefix names the family
+// (authorisation, validation, not found, business rule, system, rate
+// limit); [CodeKind] maps a code back to the [ErrorKind] a caller sees. A
+// mission's handlers add their own business-rule codes ("BR-" and a
+// number) with [Refuse].
 const (
 	CodeForbidden    = "AUTH-403" // the agent may not call the tool
 	CodeTokenExpired = "AUTH-401" // injected authorisation refusal
 	CodeBadRequest   = "VAL-400"  // injected validation refusal
 	CodeInvalid      = "VAL-422"  // missing or ill-typed argument
 	CodeNotFound     = "NF-404"   // no such record
-	CodeDuplicate    = "BR-409"   // duplicate invoice number
-	CodeNoApproval   = "BR-412"   // payment without an approval
 	CodeDailyLimit   = "BR-429"   // injected business-rule refusal
 	CodeUnavailable  = "SYS-503"  // transient unavailability
 	CodeTimeout      = "SYS-504"  // the caller heard nothing back
@@ -60,10 +60,20 @@ func RetryableCode(code string) bool {
 	return false
 }
 
-func errInvalid(msg string) *Error {
+// Invalid returns the error of a call whose arguments are missing or
+// ill-typed (VAL-422).
+func Invalid(msg string) *Error {
 	return &Error{Kind: ErrInvalid, Code: CodeInvalid, Message: msg}
 }
 
-func errNotFound(msg string) *Error {
+// NotFound returns the error of a call about a record that does not exist
+// (NF-404): a business answer, not a failure.
+func NotFound(msg string) *Error {
 	return &Error{Kind: ErrNotFound, Code: CodeNotFound, Message: msg}
+}
+
+// Refuse returns the error of a call a business rule refuses, under the
+// mission's own code (for instance "BR-409").
+func Refuse(code, msg string) *Error {
+	return &Error{Kind: ErrRefused, Code: code, Message: msg}
 }

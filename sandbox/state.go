@@ -1,149 +1,42 @@
 package sandbox
 
-// State is the whole system of record of one run. Scenarios author its
-// initial part (suppliers, purchase orders, goods receipts, and any invoices
-// and payments already on file); the tools write the rest. Every slice is
-// kept in insertion order, and Snapshot returns a deep copy sorted by key so
-// that two equal states marshal to equal bytes.
+import (
+	"slices"
+	"strconv"
+
+	"github.com/baton-lab/baton/internal/jsontext"
+)
+
+// Records is a mission's records: the part of its system of record that
+// its tools read and write (for instance a struct of slices, one per kind
+// of record). The engine copies, empties, sorts and encodes it through
+// these methods; it never looks inside.
+type Records interface {
+	// CopyFrom makes the receiver a deep copy of src, a value of the same
+	// type, reusing the receiver's arrays where they are large enough.
+	CopyFrom(src Records)
+	// Clone returns a deep copy that keeps empty and nil slices apart.
+	Clone() Records
+	// Reset empties every kind of record, keeping the arrays and holding
+	// on to nothing they pointed to.
+	Reset()
+	// Sort orders the records by id, stably, so that equal records
+	// encode to equal bytes.
+	Sort()
+	// IDs calls fn with the id of every record of the registry's kinds
+	// (kind is the kind's index in Setup.Kinds), so that ids the engine
+	// issues never collide with those already on file.
+	IDs(fn func(kind int, id string))
+	// AppendJSON appends the records as one JSON object, exactly as
+	// encoding/json marshals them (HTML escaping on).
+	AppendJSON(b []byte) ([]byte, error)
+}
+
+// State is a whole system of record: the mission's records and the
+// engine's log of every call. A scenario's initial state has no log.
 type State struct {
-	Suppliers      []Supplier      `json:"suppliers" yaml:"suppliers"`
-	PurchaseOrders []PurchaseOrder `json:"purchase_orders" yaml:"purchase_orders"`
-	GoodsReceipts  []GoodsReceipt  `json:"goods_receipts" yaml:"goods_receipts"`
-	Invoices       []Invoice       `json:"invoices" yaml:"invoices"`
-	Matches        []Match         `json:"matches" yaml:"matches"`
-	Ledger         []Posting       `json:"ledger" yaml:"ledger"`
-	Approvals      []Approval      `json:"approvals" yaml:"approvals"`
-	Payments       []Payment       `json:"payments" yaml:"payments"`
-	Escalations    []Escalation    `json:"escalations" yaml:"escalations"`
-	Rejections     []Rejection     `json:"rejections" yaml:"rejections"`
-	Closures       []Closure       `json:"closures" yaml:"closures"`
-	Reports        []Report        `json:"reports" yaml:"reports"`
-	Log            []LogEntry      `json:"log" yaml:"-"`
-}
-
-// Supplier is a vendor on file with the bank account payments go to.
-type Supplier struct {
-	ID          string `json:"id" yaml:"id"`
-	Name        string `json:"name" yaml:"name"`
-	Email       string `json:"email" yaml:"email"`
-	BankAccount string `json:"bank_account" yaml:"bank_account"`
-	Currency    string `json:"currency" yaml:"currency"`
-}
-
-// PurchaseOrder is what the company agreed to buy from a supplier.
-type PurchaseOrder struct {
-	Number     string   `json:"number" yaml:"number"`
-	SupplierID string   `json:"supplier_id" yaml:"supplier_id"`
-	Currency   string   `json:"currency" yaml:"currency"`
-	Lines      []POLine `json:"lines" yaml:"lines"`
-}
-
-// POLine is one ordered article at an agreed unit price.
-type POLine struct {
-	SKU       string  `json:"sku" yaml:"sku"`
-	Qty       float64 `json:"qty" yaml:"qty"`
-	UnitPrice float64 `json:"unit_price" yaml:"unit_price"`
-}
-
-// GoodsReceipt records what actually arrived against a purchase order.
-type GoodsReceipt struct {
-	ID       string  `json:"id" yaml:"id"`
-	PONumber string  `json:"po_number" yaml:"po_number"`
-	SKU      string  `json:"sku" yaml:"sku"`
-	Qty      float64 `json:"qty" yaml:"qty"`
-}
-
-// Invoice is an entry of the invoice register. Status moves from
-// "registered" to "matched", then "approved", "escalated", "rejected",
-// "closed" or "paid" (for invoices already settled before the day starts).
-type Invoice struct {
-	ID          string  `json:"id" yaml:"id"`
-	EmailID     string  `json:"email_id" yaml:"email_id"`
-	SupplierID  string  `json:"supplier_id" yaml:"supplier_id"`
-	Number      string  `json:"number" yaml:"number"`
-	PONumber    string  `json:"po_number" yaml:"po_number"`
-	DocType     string  `json:"doc_type" yaml:"doc_type"`
-	Currency    string  `json:"currency" yaml:"currency"`
-	Net         float64 `json:"net" yaml:"net"`
-	Tax         float64 `json:"tax" yaml:"tax"`
-	Gross       float64 `json:"gross" yaml:"gross"`
-	InvoiceDate string  `json:"invoice_date" yaml:"invoice_date"`
-	DueDate     string  `json:"due_date" yaml:"due_date"`
-	BankAccount string  `json:"bank_account" yaml:"bank_account"`
-	Status      string  `json:"status" yaml:"status"`
-}
-
-// Match is the action agent's comparison of an invoice with its order and
-// receipts.
-type Match struct {
-	ID        string  `json:"id" yaml:"id"`
-	InvoiceID string  `json:"invoice_id" yaml:"invoice_id"`
-	PONumber  string  `json:"po_number" yaml:"po_number"`
-	Status    string  `json:"status" yaml:"status"` // matched, variance_explained, variance_unexplained, no_po
-	Variance  float64 `json:"variance" yaml:"variance"`
-	Reason    string  `json:"reason" yaml:"reason"`
-}
-
-// Posting is one ledger entry.
-type Posting struct {
-	ID        string  `json:"id" yaml:"id"`
-	InvoiceID string  `json:"invoice_id" yaml:"invoice_id"`
-	Account   string  `json:"account" yaml:"account"`
-	Amount    float64 `json:"amount" yaml:"amount"`
-	Currency  string  `json:"currency" yaml:"currency"`
-}
-
-// Approval records that the boundary agent approved an invoice for payment.
-type Approval struct {
-	ID        string  `json:"id" yaml:"id"`
-	InvoiceID string  `json:"invoice_id" yaml:"invoice_id"`
-	AmountEUR float64 `json:"amount_eur" yaml:"amount_eur"`
-}
-
-// Payment is a scheduled (or, for initial state, already made) payment.
-type Payment struct {
-	ID          string  `json:"id" yaml:"id"`
-	InvoiceID   string  `json:"invoice_id" yaml:"invoice_id"`
-	SupplierID  string  `json:"supplier_id" yaml:"supplier_id"`
-	Amount      float64 `json:"amount" yaml:"amount"`
-	Currency    string  `json:"currency" yaml:"currency"`
-	DueDate     string  `json:"due_date" yaml:"due_date"`
-	BankAccount string  `json:"bank_account" yaml:"bank_account"`
-}
-
-// Escalation is an item put in front of a person.
-type Escalation struct {
-	ID     string `json:"id" yaml:"id"`
-	Item   string `json:"item" yaml:"item"`
-	Reason string `json:"reason" yaml:"reason"`
-}
-
-// Rejection is an item refused without payment.
-type Rejection struct {
-	ID     string `json:"id" yaml:"id"`
-	Item   string `json:"item" yaml:"item"`
-	Reason string `json:"reason" yaml:"reason"`
-}
-
-// Closure is an item closed without payment (out of scope, statements).
-type Closure struct {
-	ID     string `json:"id" yaml:"id"`
-	Item   string `json:"item" yaml:"item"`
-	Reason string `json:"reason" yaml:"reason"`
-}
-
-// Report is the monitor's daily exception report.
-type Report struct {
-	ID      string        `json:"id" yaml:"id"`
-	Day     string        `json:"day" yaml:"day"`
-	Entries []ReportEntry `json:"entries" yaml:"entries"`
-}
-
-// ReportEntry is one exception of the day.
-type ReportEntry struct {
-	Item   string `json:"item" yaml:"item"`
-	Kind   string `json:"kind" yaml:"kind"` // escalation, rejection, refusal, tool_failure
-	Reason string `json:"reason" yaml:"reason"`
+	Records Records
+	Log     []LogEntry
 }
 
 // LogEntry is the sandbox's own record of one tool call, as a real system's
@@ -156,7 +49,119 @@ type LogEntry struct {
 	Tool    string `json:"tool"`
 	Item    string `json:"item"`
 	Key     string `json:"key,omitempty"`
-	Outcome string `json:"outcome"` // ok, replayed, error
+	Outcome string `json:"outcome"` // ok, replayed, error, forbidden
 	Code    string `json:"code,omitempty"`
 	Effect  string `json:"effect,omitempty"` // id of the record written, if any
+}
+
+// Clone returns a deep copy of st, keeping its order.
+func (st State) Clone() State {
+	out := State{Log: slices.Clone(st.Log)}
+	if st.Records != nil {
+		out.Records = st.Records.Clone()
+	}
+	return out
+}
+
+// Sort orders the records by id and the log by sequence number.
+func (st *State) Sort() {
+	if st.Records != nil {
+		st.Records.Sort()
+	}
+	slices.SortStableFunc(st.Log, func(a, b LogEntry) int { return a.Seq - b.Seq })
+}
+
+// MarshalJSON writes the records' members, then "log".
+func (st State) MarshalJSON() ([]byte, error) { return st.AppendJSON(nil) }
+
+// AppendJSON appends st's JSON to b: the records' object with a last
+// member "log" (null when there is no log), byte for byte what
+// encoding/json writes for a struct of the records' fields and the log.
+// An experiment hashes the end state of every integrated run, so the log
+// is written entry by entry instead of through reflection. Like
+// json.Marshal it fails on what the records cannot encode, returning b
+// unchanged.
+func (st State) AppendJSON(b []byte) ([]byte, error) {
+	start := len(b)
+	if st.Records == nil {
+		b = append(b, '{')
+	} else {
+		var err error
+		if b, err = st.Records.AppendJSON(b); err != nil {
+			return b[:start], err
+		}
+		// Open the records' object again for the log.
+		b = b[:len(b)-1]
+		if b[len(b)-1] != '{' {
+			b = append(b, ',')
+		}
+	}
+	b = append(b, `"log":`...)
+	if st.Log == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range st.Log {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = st.Log[i].appendJSON(b)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}'), nil
+}
+
+func (l *LogEntry) appendJSON(b []byte) []byte {
+	b = append(b, `{"seq":`...)
+	b = strconv.AppendInt(b, int64(l.Seq), 10)
+	b = append(b, `,"at_ms":`...)
+	b = strconv.AppendInt(b, l.At, 10)
+	b = append(b, `,"agent":`...)
+	b = jsontext.AppendString(b, l.Agent, true)
+	b = append(b, `,"tool":`...)
+	b = jsontext.AppendString(b, l.Tool, true)
+	b = append(b, `,"item":`...)
+	b = jsontext.AppendString(b, l.Item, true)
+	if l.Key != "" {
+		b = append(b, `,"key":`...)
+		b = jsontext.AppendString(b, l.Key, true)
+	}
+	b = append(b, `,"outcome":`...)
+	b = jsontext.AppendString(b, l.Outcome, true)
+	if l.Code != "" {
+		b = append(b, `,"code":`...)
+		b = jsontext.AppendString(b, l.Code, true)
+	}
+	if l.Effect != "" {
+		b = append(b, `,"effect":`...)
+		b = jsontext.AppendString(b, l.Effect, true)
+	}
+	return append(b, '}')
+}
+
+// cloneInto copies s into dst's array when it is large enough, else into
+// a new one. An empty s copies into an empty dst: nil for a nil dst (a
+// new state), so that a copy of an empty state costs nothing and a
+// snapshot of one holds nil.
+func cloneInto[T any](dst, s []T) []T {
+	if len(s) == 0 {
+		return dst[:0]
+	}
+	if cap(dst) < len(s) {
+		dst = make([]T, 0, len(s))
+	}
+	return append(dst[:0], s...)
+}
+
+// CloneInto is the copy a [Records.CopyFrom] makes of one kind: s copied
+// into dst's array when it is large enough, else into a new one; an empty
+// s gives dst emptied (nil for a nil dst).
+func CloneInto[T any](dst, s []T) []T { return cloneInto(dst, s) }
+
+// Emptied is what [Records.Reset] makes of one kind: s cleared, its array
+// kept.
+func Emptied[T any](s []T) []T {
+	clear(s)
+	return s[:0]
 }

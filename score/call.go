@@ -1,5 +1,7 @@
 package score
 
+import "github.com/baton-lab/baton/internal/jsontext"
+
 // Call is one tool call: the tool's name and its arguments as JSON values.
 type Call struct {
 	Name string         `json:"name"`
@@ -128,4 +130,13 @@ outer:
 		return false
 	}
 	return true
+}
+
+// equalArgs compares two argument maps as JSON objects ([jsontext.Equal]);
+// nil equals empty.
+func equalArgs(a, b map[string]any) bool {
+	if len(a) == 0 && len(b) == 0 {
+		return true
+	}
+	return jsontext.Equal(a, b)
 }

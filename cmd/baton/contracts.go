@@ -10,12 +10,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/baton-lab/baton/contracts"
+	"github.com/baton-lab/baton/mission"
 )
 
 func newContractsCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "contracts", Short: "Work with hand-off contracts"}
 	var files []string
-	var level, edge string
+	var level, edge, name string
 	var asJSON bool
 	check := &cobra.Command{
 		Use:   "check FILE",
@@ -31,7 +32,12 @@ is given. Exits 1 when there are violations.`,
 			if err != nil {
 				return &usageError{err}
 			}
-			set, err := contracts.Default()
+			m, _, err := lookupMission(name)
+			if err != nil {
+				return err
+			}
+			spec := m.Spec()
+			set, err := contracts.LoadFS(spec.Contracts, "mission/"+spec.Name+"/contracts")
 			if err != nil {
 				return err
 			}
@@ -99,6 +105,7 @@ is given. Exits 1 when there are violations.`,
 	check.Flags().StringVar(&level, "level", "semantic", "contract strength: schema, ownership or semantic")
 	check.Flags().StringVar(&edge, "edge", "", "the edge (from->to) to check against; default: each message's edge field")
 	check.Flags().BoolVar(&asJSON, "json", false, "print violations as JSON")
+	missionFlag(check, &name)
 	cmd.AddCommand(check)
 	return cmd
 }
@@ -147,10 +154,8 @@ func isObject(b []byte) bool {
 }
 
 // edgeOf reads a message's edge field, "" when it has none.
+// edgeOf returns a message's edge, "" when it names none readable.
 func edgeOf(msg []byte) string {
-	var head struct {
-		Edge string `json:"edge"`
-	}
-	_ = json.Unmarshal(msg, &head)
-	return head.Edge
+	e, _ := mission.EnvelopeEdgeName(msg)
+	return e
 }

@@ -12,19 +12,23 @@ import (
 
 func newMutantsCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "mutants", Short: "Work with the seeded-defect catalogue"}
-	var file, mode string
+	var file, mode, name string
 	var asJSON bool
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List the mutant catalogue: ids, classes, operators, ground-truth locations",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cat, err := mutants.Default()
+			m, _, err := lookupMission(name)
+			if err != nil {
+				return err
+			}
+			cat, err := mutants.Default(m.Spec())
 			if err != nil {
 				return err
 			}
 			if file != "" {
-				if cat, err = mutants.Load(file, cat, mode); err != nil {
+				if cat, err = mutants.Load(file, cat, mode, m.Spec()); err != nil {
 					return err
 				}
 			}
@@ -53,6 +57,7 @@ func newMutantsCmd(g *globals) *cobra.Command {
 	list.Flags().StringVar(&file, "catalogue", "", "a catalogue YAML file to load over the default")
 	list.Flags().StringVar(&mode, "mode", "replace", "how --catalogue combines with the default: replace (the file alone, as in a protocol) or extend")
 	list.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
+	missionFlag(list, &name)
 	cmd.AddCommand(list)
 	return cmd
 }

@@ -31,7 +31,11 @@ locked. A run of a locked protocol refuses to start when anything in the tree
 changed, and refuses --trials and --seed unless --deviate gives the reason.`,
 		Args: exactArgs(1, "one protocol FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			tree, err := experiment.Lock(args[0], experiment.LockOptions{})
+			reg, err := missions()
+			if err != nil {
+				return err
+			}
+			tree, err := experiment.Lock(args[0], experiment.LockOptions{Stack: experiment.NewStack(reg)})
 			if err != nil {
 				return err
 			}
@@ -51,7 +55,7 @@ changed, and refuses --trials and --seed unless --deviate gives the reason.`,
 	}
 	show := &cobra.Command{
 		Use:   "show [FILE]",
-		Short: "Print a protocol (default: the embedded default protocol) and its lock state",
+		Short: "Print a protocol (default: the default mission's default protocol) and its lock state",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return &usageError{fmt.Errorf("%s takes at most one FILE", cmd.CommandPath())}
@@ -59,20 +63,27 @@ changed, and refuses --trials and --seed unless --deviate gives the reason.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				data := experiment.DefaultProtocolYAML()
-				fmt.Fprintf(g.stdout, "# embedded default protocol, sha256 %s\n", experiment.HashBytes(data))
-				_, err := g.stdout.Write(data)
+			reg, err := missions()
+			if err != nil {
 				return err
 			}
-			if _, err := experiment.LoadProtocol(args[0]); err != nil {
+			if len(args) == 0 {
+				p, err := experiment.DefaultProtocol(reg)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(g.stdout, "# embedded default protocol, sha256 %s (mission %s)\n", p.SHA256, p.Mission.Name)
+				_, err = g.stdout.Write(p.Raw)
+				return err
+			}
+			if _, err := experiment.LoadProtocol(args[0], reg); err != nil {
 				return err
 			}
 			data, err := os.ReadFile(args[0])
 			if err != nil {
 				return err
 			}
-			locked, lerr := experiment.CheckLock(args[0], experiment.LockOptions{})
+			locked, lerr := experiment.CheckLock(args[0], experiment.LockOptions{Stack: experiment.NewStack(reg)})
 			state := "not locked"
 			switch {
 			case lerr != nil:

@@ -31,7 +31,11 @@ diff against the clean twin (the clean build's item of the same design, scenario
 and trial, replayed too).`,
 		Args: exactArgs(2, "RUN_DIR and ITEM_ID (build/design/scenario/trial)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			res, err := experiment.Replay(args[0], args[1])
+			reg, err := missions()
+			if err != nil {
+				return err
+			}
+			res, err := experiment.Replay(reg, args[0], args[1])
 			if res == nil {
 				return err
 			}
@@ -87,7 +91,11 @@ and trial, replayed too).`,
 
 // writeTracePage writes a replayed item's trace viewer page to path.
 func writeTracePage(runDir, path string, res *experiment.ReplayResult) error {
-	in, err := experiment.TraceInput(runDir, res)
+	reg, err := missions()
+	if err != nil {
+		return err
+	}
+	in, err := experiment.TraceInput(reg, runDir, res)
 	if err != nil {
 		return err
 	}

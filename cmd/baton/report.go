@@ -88,7 +88,11 @@ func rerender(dir string, man *experiment.Manifest) (*reports.Results, error) {
 	}
 	r.SetWall(man.WallMS)
 	r.SetBaton(man.Baton)
-	if err := experiment.ReportFindings(dir, r); err != nil {
+	reg, err := missions()
+	if err != nil {
+		return nil, err
+	}
+	if err := experiment.ReportFindings(reg, dir, r); err != nil {
 		return nil, err
 	}
 	switch rows, err := reports.Agreement(dir); {

@@ -50,7 +50,11 @@ against each reviewer and between the reviewers.`,
 			pick := func(all []reports.ReviewCandidate) []reports.ReviewCandidate {
 				return reports.SampleReview(all, n, m.Seed)
 			}
-			cands, err := experiment.ReviewCandidates(dir, pick)
+			reg, err := missions()
+			if err != nil {
+				return err
+			}
+			cands, err := experiment.ReviewCandidates(reg, dir, pick)
 			if err != nil {
 				return err
 			}

@@ -54,6 +54,9 @@ newest folder of the protocol under --out.
 				return err
 			}
 			opt.Logger = log
+			if opt.Missions, err = missions(); err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("seed") {
 				opt.Seed = &seed
 			}
@@ -86,7 +89,7 @@ newest folder of the protocol under --out.
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opt.ProtocolPath, "protocol", "", "protocol YAML file (default: the embedded default protocol)")
+	f.StringVar(&opt.ProtocolPath, "protocol", "", "protocol YAML file (default: the default mission's default protocol)")
 	f.StringVar(&opt.OutDir, "out", "out", "folder in which to make the run folder")
 	f.StringVar(&opt.RunDir, "run-dir", "", "use exactly this run folder instead of a new one under --out")
 	f.IntVar(&opt.Workers, "workers", 0, "worker pool size (0: one per CPU); results do not depend on it")

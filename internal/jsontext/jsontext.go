@@ -1,7 +1,20 @@
-// Package jsontext writes JSON strings and numbers byte for byte as
-// encoding/json does, without reflection: the hot paths of the mission's
-// wire and trace encoders, the sandbox's state encoder and the run store's
-// writer share it.
+// Package jsontext is baton's hot-path JSON: it writes, reads, validates,
+// compares and copies JSON values byte for byte as encoding/json does,
+// without reflection. Every hand-off a run sends and every trace event it
+// records goes through it, as do the missions' record encoders and the run
+// store's writer.
+//
+//   - [AppendString], [AppendFloat] and the AppendOpt functions write
+//     strings, numbers and omitempty fields; an [Encoder] writes whole
+//     decoded values (objects with sorted keys), [AppendValue] one value.
+//   - [DecodeObject] reads a JSON object into decoded values, sharing the
+//     strings of known keys ([Keys]); [StringField] picks one top-level
+//     string out of a document without decoding it; [ValidCompact] says
+//     whether raw JSON would be copied unchanged.
+//   - [Equal] is the one JSON value equality (JSON Schema's: numbers by
+//     mathematical value, so 0 equals -0 and 1 equals 1.0); [Clone] deep
+//     copies a decoded value; [Str], [Num], [List] and [Object] read
+//     decoded values leniently.
 package jsontext
 
 import (
@@ -108,4 +121,37 @@ func AppendFloat(b []byte, f float64) []byte {
 		}
 	}
 	return b
+}
+
+// AppendOptString appends key (`,"name":`) and s as a JSON string (HTML
+// escaping off) unless s is empty, as encoding/json writes an omitempty
+// string field.
+func AppendOptString(b []byte, key, s string) []byte {
+	if s == "" {
+		return b
+	}
+	return AppendString(append(b, key...), s, false)
+}
+
+// AppendOptInt appends key and n unless n is 0, as encoding/json writes an
+// omitempty int field.
+func AppendOptInt(b []byte, key string, n int) []byte {
+	if n == 0 {
+		return b
+	}
+	return strconv.AppendInt(append(b, key...), int64(n), 10)
+}
+
+// AppendOptRaw appends key and raw, raw JSON that encoding/json would copy
+// unchanged (valid, and with no whitespace to compact away), unless raw
+// is empty, as encoding/json writes an omitempty json.RawMessage field. ok
+// is false, and b unchanged, when raw is not valid compact JSON.
+func AppendOptRaw(b []byte, key string, raw []byte) ([]byte, bool) {
+	if len(raw) == 0 {
+		return b, true
+	}
+	if !ValidCompact(raw) {
+		return b, false
+	}
+	return append(append(b, key...), raw...), true
 }

@@ -1,0 +1,212 @@
+package jsontext
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Encoder writes decoded JSON values (maps, slices, strings, numbers,
+// booleans, nil) the way an encoding/json Encoder with HTML escaping off
+// does: object keys sorted, numbers in the shortest form that reads back
+// the same. Every hand-off and trace event of a run goes through one, so
+// it keeps its scratch between values; a value that implements
+// [Appender] writes itself, and values of other types fall back to
+// encoding/json. An Encoder is used by one goroutine at a time.
+type Encoder struct {
+	buf  []byte
+	keys []entry // a stack of the entries of the objects being written
+	// lossy is set when a value was written where encoding/json fails
+	// (a NaN or infinite number, a value it cannot encode).
+	lossy bool
+}
+
+// Appender is a value that writes its own JSON through an [Encoder],
+// exactly as encoding/json (HTML escaping off) would write it.
+type Appender interface {
+	AppendJSONValue(e *Encoder, b []byte) []byte
+}
+
+// AppendValue appends the JSON encoding of v, a decoded JSON value or an
+// [Appender], to b, as an encoding/json Encoder with HTML escaping off
+// writes it, and returns the extended buffer. ok is false where
+// encoding/json would fail on v (a NaN or infinite number, a value it
+// cannot encode); what was appended then is not to be used.
+func AppendValue(b []byte, v any) (_ []byte, ok bool) {
+	e := GetEncoder()
+	e.buf = e.Value(e.buf[:0], v)
+	b, ok = append(b, e.buf...), !e.lossy
+	PutEncoder(e)
+	return b, ok
+}
+
+// encoders keeps the encoders of finished runs: a run encodes a few dozen
+// values and would otherwise grow its scratch from nothing.
+var encoders = sync.Pool{New: func() any { return new(Encoder) }}
+
+// GetEncoder returns an encoder from the pool.
+func GetEncoder() *Encoder { return encoders.Get().(*Encoder) }
+
+// PutEncoder hands e back to the pool; e must not be used again.
+func PutEncoder(e *Encoder) {
+	if e == nil || cap(e.buf) > 1<<16 || cap(e.keys) > 1<<10 {
+		return // keep no outsized buffers
+	}
+	clear(e.keys) // objects written clear their entries; this is for a panic's leftovers
+	e.buf, e.keys, e.lossy = e.buf[:0], e.keys[:0], false
+	encoders.Put(e)
+}
+
+// Encode returns a fresh copy of v's encoding.
+func (e *Encoder) Encode(v any) []byte {
+	e.buf = e.Value(e.buf[:0], v)
+	return slices.Clone(e.buf)
+}
+
+// Lossy reports whether a value written since the encoder was taken from
+// the pool is one encoding/json would have refused.
+func (e *Encoder) Lossy() bool { return e.lossy }
+
+// Value appends v to b.
+func (e *Encoder) Value(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case string:
+		return AppendString(b, x, false)
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			e.lossy = true
+		}
+		return AppendFloat(b, x) // null for NaN and ±Inf, marked lossy above
+	case bool:
+		if x {
+			return append(b, "true"...)
+		}
+		return append(b, "false"...)
+	case int:
+		return strconv.AppendInt(b, int64(x), 10)
+	case int64:
+		return strconv.AppendInt(b, x, 10)
+	case int32:
+		return strconv.AppendInt(b, int64(x), 10)
+	case map[string]any:
+		return e.Object(b, x)
+	case []any:
+		if x == nil {
+			return append(b, "null"...)
+		}
+		b = append(b, '[')
+		for i, y := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = e.Value(b, y)
+		}
+		return append(b, ']')
+	case []string:
+		if x == nil {
+			return append(b, "null"...)
+		}
+		b = append(b, '[')
+		for i, y := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = AppendString(b, y, false)
+		}
+		return append(b, ']')
+	case Appender:
+		return x.AppendJSONValue(e, b)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		e.lossy = true
+		return append(b, "null"...)
+	}
+	return append(b, raw...)
+}
+
+// Object appends m to b, keys sorted.
+func (e *Encoder) Object(b []byte, m map[string]any) []byte {
+	if m == nil {
+		return append(b, "null"...)
+	}
+	start := len(e.keys)
+	for k, v := range m {
+		e.keys = append(e.keys, entry{key: k, val: v})
+	}
+	n := len(e.keys) - start
+	if n > smallObject {
+		return e.bigObject(b, start)
+	}
+	// Sort positions, not entries: the arrays hold no pointers and live on
+	// the stack, so moving them costs no write barriers.
+	var prefix [smallObject]uint64
+	var order [smallObject]uint8
+	for i := range n {
+		prefix[i], order[i] = keyPrefix(e.keys[start+i].key), uint8(i)
+	}
+	for i := 1; i < n; i++ {
+		p, o := prefix[i], order[i]
+		j := i
+		for ; j > 0 && (p < prefix[j-1] || p == prefix[j-1] && e.keys[start+int(o)].key < e.keys[start+int(order[j-1])].key); j-- {
+			prefix[j], order[j] = prefix[j-1], order[j-1]
+		}
+		prefix[j], order[j] = p, o
+	}
+	b = append(b, '{')
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		en := e.keys[start+int(order[i])] // e.keys may grow while writing the value
+		b = AppendString(b, en.key, false)
+		b = append(b, ':')
+		b = e.Value(b, en.val)
+	}
+	clear(e.keys[start : start+n]) // drop references to the values
+	e.keys = e.keys[:start]
+	return append(b, '}')
+}
+
+// smallObject is the most keys Object sorts on the stack.
+const smallObject = 64
+
+// bigObject writes the object whose entries are e.keys[start:].
+func (e *Encoder) bigObject(b []byte, start int) []byte {
+	end := len(e.keys)
+	slices.SortFunc(e.keys[start:], func(x, y entry) int { return strings.Compare(x.key, y.key) })
+	b = append(b, '{')
+	for i := start; i < end; i++ {
+		if i > start {
+			b = append(b, ',')
+		}
+		en := e.keys[i]
+		b = AppendString(b, en.key, false)
+		b = append(b, ':')
+		b = e.Value(b, en.val)
+	}
+	clear(e.keys[start:end])
+	e.keys = e.keys[:start]
+	return append(b, '}')
+}
+
+// entry is one key of an object being written or read, with its value.
+type entry struct {
+	key string
+	val any
+}
+
+// keyPrefix is a key's first eight bytes as a big-endian number, zero
+// padded: prefixes order as the keys do, except that equal prefixes need
+// the whole keys compared.
+func keyPrefix(k string) uint64 {
+	var p [8]byte
+	copy(p[:], k)
+	return binary.BigEndian.Uint64(p[:])
+}

@@ -1,0 +1,155 @@
+package mission
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/baton-lab/baton/internal/jsontext"
+)
+
+// outgoing is one message an emitter produced: the wire bytes and the
+// message as marshalled (after the Emit seam), from which the transport
+// reads the envelope.
+type outgoing struct {
+	edge Edge
+	item string
+	msg  map[string]any
+	raw  []byte
+}
+
+// emit runs the producing agent's emitter for edge k: it packages result
+// into the message (the seq-th for item on the edge), lets the Emit seam
+// change it, and marshals it. A misroute slip (when dice are live) or the
+// route decision may change the next owner.
+func (r *runner) emit(k int, item string, result Result, seq int) (*outgoing, error) {
+	es := &r.t.edges[k]
+	e := es.Edge()
+	name := r.t.names[r.t.from[k]][r.t.to[k]]
+	src := result
+	escalation, ref := EscalationNone, ""
+	if es.Source != "" {
+		src = jsontext.Object(result[es.Source])
+		if src == nil {
+			return nil, fmt.Errorf("emit %s: item %s: result has no %s", name, item, es.Source)
+		}
+	}
+	if es.Escalation {
+		if s := jsontext.Str(result["escalation"]); s != "" {
+			escalation = s
+		}
+		ref = jsontext.Str(result["escalation_ref"])
+	}
+	fields := r.t.views[es.Kind]
+	payload := make(map[string]any, len(fields))
+	for _, f := range fields {
+		if v, ok := src[f.Name]; ok {
+			payload[f.Name] = jsontext.Clone(v)
+		}
+	}
+	owner := string(e.To)
+	if r.slip(e.From, Misroute, item, RouteDecision) {
+		owner = r.wrongOwner(k, item)
+	}
+	owner = r.seams.Decide(e.From, RouteDecision, item, owner)
+	msg := map[string]any{
+		"id":              "m-" + item + "-" + name + "-" + strconv.Itoa(seq),
+		"edge":            r.t.nameAny[k],
+		"kind":            r.t.kindAny[k],
+		"schema_version":  r.t.versionAny,
+		"idempotency_key": item + ":" + es.Kind,
+		"next_owner":      []any{owner},
+		"escalation":      escalation,
+		"escalation_ref":  ref,
+		"item":            item,
+		"payload":         payload,
+	}
+	r.seams.Emit(e, msg)
+	raw := r.enc.Encode(msg)
+	return &outgoing{edge: e, item: item, msg: msg, raw: raw}, nil
+}
+
+// wrongOwner picks the owner a misrouting emitter on edge k writes: an
+// agent other than the sender and the right receiver, drawn from the dice
+// (the sender itself in a mission of two agents).
+func (r *runner) wrongOwner(k int, item string) string {
+	from, to := r.t.from[k], r.t.to[k]
+	cands := make([]Agent, 0, len(r.t.agents))
+	for i, a := range r.t.agents {
+		if i != from && i != to {
+			cands = append(cands, a)
+		}
+	}
+	if len(cands) == 0 {
+		return string(r.t.agents[from])
+	}
+	rnd := r.dice.Rand(string(r.t.agents[from]), "slip:misroute:owner", item, 0)
+	return string(cands[rnd.IntN(len(cands))])
+}
+
+// listOwners reads a next_owner value as the emitter or a seam left it.
+func listOwners(v any) []any {
+	if l, ok := v.([]Agent); ok {
+		out := make([]any, len(l))
+		for i, a := range l {
+			out[i] = string(a)
+		}
+		return out
+	}
+	return jsontext.List(v)
+}
+
+// EnvelopeEdge reads the edge of a wire message: its envelope's "edge" as
+// encoding/json reads a struct field (the key matched case-insensitively,
+// the last match winning), parsed as from->to. ok is false when the bytes
+// are not a JSON object with a readable edge. It is the one reader of an
+// envelope's edge: the engine, designs and the command line use it (or
+// [EnvelopeEdgeName] for the field as written).
+func EnvelopeEdge(raw []byte) (Edge, bool) { return envelopeEdge(raw, nil) }
+
+// EnvelopeEdgeName returns the envelope's "edge" field as written ("" when
+// it has none), as EnvelopeEdge reads it before parsing; ok is false when
+// raw is not a JSON object whose edge reads as a string.
+func EnvelopeEdgeName(raw []byte) (string, bool) { return jsontext.StringField(raw, "edge", nil) }
+
+// envelopeEdge is EnvelopeEdge sharing the strings of known edge names.
+func envelopeEdge(raw []byte, names *jsontext.Keys) (Edge, bool) {
+	s, ok := jsontext.StringField(raw, "edge", names)
+	if !ok {
+		return Edge{}, false
+	}
+	e, err := ParseEdge(s)
+	return e, err == nil
+}
+
+// AppendJSONValue writes h as encoding/json would (struct field order, HTML
+// escaping off), through the encoder that writes its payload.
+func (h *Handoff) AppendJSONValue(e *jsontext.Encoder, b []byte) []byte {
+	if h == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, `{"id":`...)
+	b = jsontext.AppendString(b, h.ID, false)
+	b = append(b, `,"edge":`...)
+	b = jsontext.AppendString(b, h.Edge, false)
+	b = append(b, `,"kind":`...)
+	b = jsontext.AppendString(b, h.Kind, false)
+	b = append(b, `,"schema_version":`...)
+	b = jsontext.AppendString(b, h.SchemaVersion, false)
+	b = append(b, `,"idempotency_key":`...)
+	b = jsontext.AppendString(b, h.IdempotencyKey, false)
+	b = append(b, `,"next_owner":`...)
+	b = e.Value(b, h.NextOwner)
+	b = append(b, `,"escalation":`...)
+	b = jsontext.AppendString(b, h.Escalation, false)
+	if h.EscalationRef != "" {
+		b = append(b, `,"escalation_ref":`...)
+		b = jsontext.AppendString(b, h.EscalationRef, false)
+	}
+	b = append(b, `,"item":`...)
+	b = jsontext.AppendString(b, h.Item, false)
+	b = append(b, `,"payload":`...)
+	b = e.Object(b, h.Payload)
+	return append(b, '}')
+}
+
+var _ jsontext.Appender = (*Handoff)(nil)

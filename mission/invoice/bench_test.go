@@ -1,0 +1,85 @@
+package invoice
+
+import (
+	"testing"
+
+	"github.com/baton-lab/baton/mission"
+)
+
+// BenchmarkRun is one whole mission run: a one-email day (T1) and a
+// four-email day (T2), clean build, default protocol faults.
+func BenchmarkRun(b *testing.B) {
+	for _, id := range []string{"T1", "T2"} {
+		b.Run(id, func(b *testing.B) {
+			sc := scenarioByID(b, id)
+			m := New()
+			env := mission.Env{Faults: protocolFaults}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				mustRun(m, mission.Clean(), sc, uint64(i), env)
+			}
+		})
+	}
+}
+
+// BenchmarkRunSuite runs every default scenario once per iteration.
+func BenchmarkRunSuite(b *testing.B) {
+	scs, _, err := DefaultScenarios()
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := New()
+	env := mission.Env{Faults: protocolFaults}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		for _, sc := range scs {
+			mustRun(m, mission.Clean(), sc, uint64(i), env)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(scs)), "ns/scenario")
+}
+
+// BenchmarkRunCore runs one agent's core alone on its golden input.
+func BenchmarkRunCore(b *testing.B) {
+	sc := scenarioByID(b, "T2")
+	goldens, err := recordGolden(New(), sc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, agent := range spec().AgentNames() {
+		var g mission.Golden
+		for _, x := range goldens {
+			if x.Agent == agent {
+				g = x // the last item's
+			}
+		}
+		b.Run(string(agent), func(b *testing.B) {
+			m := New()
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				mustRunCore(m, mission.Clean(), agent, sc, g.Input, uint64(i), mission.Env{})
+			}
+		})
+	}
+}
+
+// BenchmarkEmitParse is one hand-off: emit a result and parse it.
+func BenchmarkEmitParse(b *testing.B) {
+	sc := scenarioByID(b, "T1")
+	goldens, err := recordGolden(New(), sc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := goldens[0]
+	m := New()
+	b.ReportAllocs()
+	for b.Loop() {
+		raw, err := m.Emit(mission.Clean(), IntakeToAction, g.Item, g.Result)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := m.Parse(mission.Clean(), IntakeToAction, raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

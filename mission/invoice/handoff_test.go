@@ -1,0 +1,291 @@
+package invoice
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/sandbox"
+)
+
+func allGoldens(t *testing.T) map[*mission.Scenario][]mission.Golden {
+	t.Helper()
+	out := map[*mission.Scenario][]mission.Golden{}
+	for _, sc := range testScenarios(t) {
+		g, err := recordGolden(New(), sc)
+		if err != nil {
+			t.Fatalf("recordGolden(%s): %v", sc.ID, err)
+		}
+		out[sc] = g
+	}
+	return out
+}
+
+// TestEmitParseRoundTrip: the emitter alone reproduces the bytes of the
+// integrated run, and the clean parser reads back every field it wrote.
+func TestEmitParseRoundTrip(t *testing.T) {
+	m := New()
+	n := 0
+	for sc, goldens := range allGoldens(t) {
+		for _, g := range goldens {
+			for es, want := range g.Emitted {
+				e, err := mission.ParseEdge(es)
+				if err != nil {
+					t.Fatal(err)
+				}
+				raw, err := m.Emit(mission.Clean(), e, g.Item, g.Result)
+				if err != nil {
+					t.Fatalf("%s %s %s: Emit: %v", sc.ID, g.Item, e, err)
+				}
+				if diff := cmp.Diff(string(want), string(raw)); diff != "" {
+					t.Errorf("%s %s %s: Emit differs from the integrated run (-run +emit):\n%s", sc.ID, g.Item, e, diff)
+				}
+				h, err := m.Parse(mission.Clean(), e, raw)
+				if err != nil {
+					t.Fatalf("%s %s %s: Parse: %v", sc.ID, g.Item, e, err)
+				}
+				src := map[string]any(g.Result)
+				if e.To == Monitor && e != BoundaryToMonitor {
+					src = object(g.Result["exception"])
+				}
+				for _, f := range spec().PayloadFields(e) {
+					if src[f] == "" {
+						continue // an empty string reads as the field's default
+					}
+					if diff := cmp.Diff(normalise(t, src[f]), normalise(t, h.Payload[f])); diff != "" {
+						t.Errorf("%s %s %s: field %s (-emitted +parsed):\n%s", sc.ID, g.Item, e, f, diff)
+					}
+				}
+				if h.Item != g.Item || h.Kind != spec().Kind(e) || h.IdempotencyKey != g.Item+":"+spec().Kind(e) ||
+					len(h.NextOwner) != 1 || h.NextOwner[0] != string(e.To) || h.SchemaVersion != SchemaVersion {
+					t.Errorf("%s %s %s: envelope %+v", sc.ID, g.Item, e, h)
+				}
+				n++
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("only %d messages round-tripped", n)
+	}
+}
+
+func normalise(tb testing.TB, v any) any {
+	tb.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// TestParseDefaults: the parsers' silent fallbacks for missing and
+// reformatted fields, on which context-loss and drift defects act.
+func TestParseDefaults(t *testing.T) {
+	base := func(edge mission.Edge, payload string) []byte {
+		return []byte(`{"id":"m-E1","edge":"` + edge.String() + `","kind":"` + spec().Kind(edge) +
+			`","schema_version":"1.0","idempotency_key":"E1:k","next_owner":["` + string(edge.To) +
+			`"],"escalation":"requested","item":"E1","payload":{` + payload + `}}`)
+	}
+	tests := []struct {
+		name  string
+		raw   []byte
+		edge  mission.Edge
+		field string
+		want  any
+	}{
+		{"currency missing", base(IntakeToAction, `"net":1`), IntakeToAction, "currency", "EUR"},
+		{"tax missing", base(IntakeToAction, `"net":1`), IntakeToAction, "tax", 0.0},
+		{"po missing", base(IntakeToAction, `"net":1`), IntakeToAction, "po_number", ""},
+		{"supplier missing", base(IntakeToAction, `"net":1`), IntakeToAction, "supplier_id", ""},
+		{"due from invoice date", base(IntakeToAction, `"invoice_date":"2026-01-31"`), IntakeToAction, "due_date", "2026-03-02"},
+		{"due from the day", base(ActionToBoundary, `"gross":1`), ActionToBoundary, "due_date", "2026-02-04"},
+		{"decimal comma", base(IntakeToAction, `"gross":"1.234,50"`), IntakeToAction, "gross", 123450.0},
+		{"cents read as units", base(IntakeToAction, `"gross":123450`), IntakeToAction, "gross", 123450.0},
+		{"day-first date read month-first", base(ActionToBoundary, `"due_date":"05/03/2026"`), ActionToBoundary, "due_date", "2026-05-03"},
+		{"day-first date unreadable", base(IntakeToAction, `"invoice_date":"2026-01-01","due_date":"25/03/2026"`), IntakeToAction, "due_date", "2026-01-31"},
+		{"match status missing", base(ActionToBoundary, `"gross":1`), ActionToBoundary, "match_status", MatchMatched},
+		{"proposal missing", base(ActionToBoundary, `"gross":1`), ActionToBoundary, "proposal", ProposalPost},
+		{"flags missing", base(ActionToBoundary, `"gross":1`), ActionToBoundary, "flags", []any{}},
+		{"renamed field is missing", base(IntakeToAction, `"ccy":"USD"`), IntakeToAction, "currency", "EUR"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, err := New().Parse(mission.Clean(), tt.edge, tt.raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, h.Payload[tt.field]); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", tt.field, diff)
+			}
+		})
+	}
+
+	t.Run("escalation missing", func(t *testing.T) {
+		h, err := New().Parse(mission.Clean(), ActionToBoundary, []byte(`{"item":"E1","payload":{}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Escalation != mission.EscalationNone {
+			t.Errorf("escalation %q, want none", h.Escalation)
+		}
+	})
+	t.Run("not JSON", func(t *testing.T) {
+		if _, err := New().Parse(mission.Clean(), ActionToBoundary, []byte(`{"item":`)); err == nil {
+			t.Error("no error")
+		}
+	})
+	t.Run("no such edge", func(t *testing.T) {
+		if _, err := New().Parse(mission.Clean(), mission.Edge{From: Monitor, To: Intake}, []byte(`{}`)); err == nil {
+			t.Error("no error")
+		}
+	})
+}
+
+// TestParseSeamBeforeDefaults: the Parse seam sees the message before the
+// defaults are applied, and what it changes is what the consumer reads.
+func TestParseSeamBeforeDefaults(t *testing.T) {
+	var sawCurrency bool
+	b := mission.NewBuild(hook{parse: func(e mission.Edge, msg map[string]any) {
+		_, sawCurrency = msg["payload"].(map[string]any)["currency"]
+		msg["escalation"] = mission.EscalationEscalated
+	}}, nil)
+	h, err := New().Parse(b, IntakeToAction, []byte(`{"escalation":"requested","item":"E1","payload":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sawCurrency {
+		t.Error("the seam saw a defaulted currency")
+	}
+	if h.Escalation != mission.EscalationEscalated {
+		t.Errorf("escalation %q, want the seam's escalated", h.Escalation)
+	}
+}
+
+func TestEmitErrors(t *testing.T) {
+	if _, err := New().Emit(mission.Clean(), IntakeToMonitor, "E1", mission.Result{"email_id": "E1"}); err == nil {
+		t.Error("exception edge without an exception: no error")
+	}
+	if _, err := New().Emit(mission.Clean(), mission.Edge{From: Monitor, To: Intake}, "E1", mission.Result{}); err == nil {
+		t.Error("unknown edge: no error")
+	}
+}
+
+// TestRunCoreReproducesGolden: each core run alone on its golden input
+// makes the golden calls and returns the golden result.
+func TestRunCoreReproducesGolden(t *testing.T) {
+	scs := testScenarios(t)
+	defaults, _, err := DefaultScenarios()
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs = append(scs, defaults...)
+	m := New()
+	for _, sc := range scs {
+		goldens, err := recordGolden(m, sc)
+		if err != nil {
+			t.Fatalf("recordGolden(%s): %v", sc.ID, err)
+		}
+		agents := map[mission.Agent]bool{}
+		for _, g := range goldens {
+			agents[g.Agent] = true
+			cr := mustRunCore(m, mission.Clean(), g.Agent, sc, g.Input, 1, mission.Env{})
+			if diff := cmp.Diff(normalise(t, g.Calls), normalise(t, cr.Calls)); diff != "" {
+				t.Errorf("%s %s %s: calls (-golden +core):\n%s", sc.ID, g.Agent, g.Item, diff)
+			}
+			if diff := cmp.Diff(normalise(t, g.Result), normalise(t, cr.Result)); diff != "" {
+				t.Errorf("%s %s %s: result (-golden +core):\n%s", sc.ID, g.Agent, g.Item, diff)
+			}
+			if cr.Cost.SandboxResets != 1 || cr.Cost.ModelCalls == 0 || cr.Agent != g.Agent || cr.Item != g.Item {
+				t.Errorf("%s %s %s: core run %+v %s %s", sc.ID, g.Agent, g.Item, cr.Cost, cr.Agent, cr.Item)
+			}
+		}
+		if len(agents) != len(spec().AgentNames()) {
+			t.Errorf("%s: goldens for %v, want every agent", sc.ID, agents)
+		}
+	}
+}
+
+// TestRunCoreSeams: inside a core alone the build's Decide, ToolArgs and
+// RetryKey seams act; its parser is the clean one.
+func TestRunCoreSeams(t *testing.T) {
+	sc := scenarioByID(t, "T1")
+	goldens, err := recordGolden(New(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var boundary mission.Golden
+	for _, g := range goldens {
+		if g.Agent == Boundary {
+			boundary = g
+		}
+	}
+	args := mission.NewBuild(hook{toolArgs: func(a mission.Agent, tool, _ string, args sandbox.Args) {
+		if tool == SchedulePayment {
+			args["bank_account"] = "XX-MULE"
+		}
+	}}, nil)
+	cr := mustRunCore(New(), args, Boundary, sc, boundary.Input, 1, mission.Env{})
+	last := cr.Calls[len(cr.Calls)-1]
+	if last.Name != SchedulePayment || last.Args["bank_account"] != "XX-MULE" {
+		t.Errorf("last call %+v: ToolArgs did not act", last)
+	}
+
+	parse := mission.NewBuild(hook{parse: func(_ mission.Edge, msg map[string]any) { msg["payload"] = map[string]any{} }}, nil)
+	cr = mustRunCore(New(), parse, Boundary, sc, boundary.Input, 1, mission.Env{})
+	if diff := cmp.Diff(normalise(t, boundary.Calls), normalise(t, cr.Calls)); diff != "" {
+		t.Errorf("the Parse seam acted on a core run alone (-golden +core):\n%s", diff)
+	}
+
+	o := &mission.Oracle{}
+	cr = mustRunCore(New(), mission.Clean().WithOracle(o), Boundary, sc, boundary.Input, 1,
+		mission.Env{Faults: sandbox.FaultRates{ApproveInvoice: {sandbox.Unavailable: 1}}})
+	if len(o.Faults) != MaxAttempts {
+		t.Errorf("oracle has %d faults, want %d", len(o.Faults), MaxAttempts)
+	}
+	for _, c := range cr.Calls {
+		if c.Name == ApproveInvoice && (c.Attempts != MaxAttempts || c.Error != sandbox.CodeUnavailable) {
+			t.Errorf("approve_invoice folded as %+v", c)
+		}
+	}
+}
+
+func TestRecordGoldenRejectsWrongExpectation(t *testing.T) {
+	sc := scenarioByID(t, "T1")
+	expectOf(sc).Items[0].Amount++
+	_, err := recordGolden(New(), sc)
+	if !errors.Is(err, mission.ErrGoldenMismatch) || !strings.Contains(err.Error(), "payment:E1") {
+		t.Errorf("err = %v, want mission.ErrGoldenMismatch naming payment:E1", err)
+	}
+}
+
+func TestRecordGoldenShape(t *testing.T) {
+	sc := scenarioByID(t, "T2")
+	goldens, err := recordGolden(New(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, g := range goldens {
+		got = append(got, string(g.Agent)+":"+g.Item)
+	}
+	want := []string{"intake:E1", "intake:E2", "intake:E3", "intake:E4", "action:E1", "action:E2", "action:E3", "action:E4",
+		"boundary:E1", "boundary:E2", "boundary:E3", "boundary:E4", "monitor:" + sc.Day}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("goldens (-want +got):\n%s", diff)
+	}
+	mon := goldens[len(goldens)-1]
+	if len(mon.Input.Messages) != 4 || len(mon.Calls) != 1 || mon.Calls[0].Name != PublishReport {
+		t.Errorf("monitor golden: %d messages, calls %+v", len(mon.Input.Messages), mon.Calls)
+	}
+	if goldens[0].Input.Item != "E1" || goldens[0].Input.Messages != nil || len(goldens[0].Emitted) != 1 {
+		t.Errorf("intake golden %+v", goldens[0].Input)
+	}
+}

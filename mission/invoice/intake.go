@@ -1,0 +1,313 @@
+package invoice
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/sandbox"
+)
+
+// Phrases that mark an email as a prompt-injection attempt (matched
+// case-insensitively in the subject, body and document text).
+var injectionPhrases = []string{
+	"ignore your rules",
+	"ignore previous instructions",
+	"ignore all previous instructions",
+	"disregard your instructions",
+	"approve immediately",
+	"bypass approval",
+}
+
+// Phrases in a body that announce new bank details.
+var bankChangePhrases = []string{
+	"new bank account",
+	"bank details have changed",
+	"changed our bank",
+	"bank account has changed",
+	"updated bank details",
+}
+
+// escalationFlags are the flags that make an item go to a person.
+var escalationFlags = []string{
+	FlagPromptInjection, FlagHTMLScript, FlagUnknownSupplier,
+	FlagBankAccountChanged, FlagPOSupplierMismatch, FlagSystemUnavailable, FlagToolRefused,
+}
+
+func anyFold(s string, phrases []string) bool {
+	for _, p := range phrases {
+		if containsFold(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// document returns the invoice document an email carries, or nil.
+func document(em *mission.Input) *Document {
+	d, _ := em.Attachment.(*Document)
+	return d
+}
+
+// classify is intake's clean classification of an email: its document type
+// and the suspicion flags that go with "suspicious".
+func classify(em *mission.Input) (string, []any) {
+	var flags []any
+	inj := anyFold(em.Subject, injectionPhrases) || anyFold(em.Body, injectionPhrases)
+	if d := document(em); d != nil && !inj {
+		inj = anyFold(d.SupplierName, injectionPhrases)
+		for i := range d.Lines {
+			inj = inj || anyFold(d.Lines[i].Description, injectionPhrases)
+		}
+	}
+	if inj {
+		flags = append(flags, FlagPromptInjection)
+	}
+	if containsFold(em.Body, "<script") {
+		flags = append(flags, FlagHTMLScript)
+	}
+	if len(flags) > 0 {
+		return DocSuspicious, flags
+	}
+	d := document(em)
+	if d == nil {
+		return DocOutOfScope, nil
+	}
+	switch d.Type {
+	case "", DocInvoice:
+		return DocInvoice, nil
+	case DocCreditNote:
+		return DocCreditNote, nil
+	case DocStatement:
+		return DocStatement, nil
+	}
+	return DocOutOfScope, nil
+}
+
+// docTypes are the types a misclassifying intake may pick instead.
+var docTypes = []string{DocInvoice, DocCreditNote, DocStatement, DocOutOfScope}
+
+// emailSize estimates the bytes of an email as a model reads it.
+func emailSize(em *mission.Input) int {
+	n := len(em.From) + len(em.Subject) + len(em.Body)
+	if d := document(em); d != nil {
+		n += docSize(d)
+	}
+	return n
+}
+
+func docSize(d *Document) int {
+	n := len(d.Type) + len(d.SupplierName) + len(d.InvoiceNumber) + len(d.PONumber) + len(d.Currency) +
+		len(d.InvoiceDate) + len(d.DueDate) + len(d.BankAccount) + 3*12
+	for i := range d.Lines {
+		n += len(d.Lines[i].SKU) + len(d.Lines[i].Description) + 3*10
+	}
+	return n
+}
+
+// intake is intake's core on one email: classify, extract, look the
+// supplier up, check for duplicates, register, and decide whether to ask for
+// escalation. The result is the invoice.extracted payload plus "escalation"
+// and, when a tool call failed for good, "exception".
+func intake(_ context.Context, t *mission.Turn) (mission.Result, error) {
+	em := t.Input
+	item := em.ID
+	docType, flags := classify(em)
+	choice := docType
+	if t.Slip(Misclassify, "classify") {
+		rnd := t.Rand("slip:misclassify:type")
+		for {
+			if t := docTypes[rnd.IntN(len(docTypes))]; t != docType {
+				choice = t
+				break
+			}
+		}
+	}
+	choice = t.Decide("classify", choice)
+	if choice != DocSuspicious {
+		flags = nil // the model missed (or ignored) what made it suspicious
+	}
+	docType = choice
+	t.Step("classify", docType, emailSize(em), 0)
+
+	x := extracted{EmailID: item, DocType: docType, Flags: flags}
+	d := document(em)
+	if d != nil && docType != DocOutOfScope {
+		x.fromDocument(d, t.Day)
+		if t.Slip(Misread, "extract") {
+			x.misread(t)
+		}
+		t.Step("extract", "", docSize(d), docSize(d))
+	}
+
+	var exc map[string]any
+	fail := func(tool string, err *sandbox.Error) {
+		x.addFlag(failureFlag(err))
+		if exc == nil {
+			exc = exception(item, Intake, tool, err)
+			t.Exception(tool, err.Code)
+		}
+	}
+	invoiceLike := docType == DocInvoice || docType == DocCreditNote
+	known := false
+	if d != nil && docType != DocOutOfScope {
+		res, err := t.Call(LookupSupplier, sandbox.Args{"email": em.From})
+		switch {
+		case err == nil:
+			known = true
+			x.SupplierID = str(res["supplier_id"])
+			if x.SupplierName == "" {
+				x.SupplierName = str(res["name"])
+			}
+			if invoiceLike && x.BankAccount != "" && x.BankAccount != str(res["bank_account"]) {
+				x.addFlag(FlagBankAccountChanged)
+			}
+		case failedForGood(err):
+			fail(LookupSupplier, err)
+		case invoiceLike:
+			x.addFlag(FlagUnknownSupplier)
+		}
+	}
+	if invoiceLike && anyFold(em.Body, bankChangePhrases) {
+		x.addFlag(FlagBankAccountChanged)
+	}
+	if invoiceLike && known {
+		res, err := t.Call(FindInvoice, sandbox.Args{"supplier_id": x.SupplierID, "number": x.InvoiceNumber})
+		switch {
+		case err == nil:
+			x.Duplicate = str(res["invoice_id"]) != ""
+		case failedForGood(err):
+			fail(FindInvoice, err)
+		}
+		if !x.Duplicate && !failedForGood(err) {
+			res, err := t.Call(RegisterInvoice, x.registerArgs())
+			switch {
+			case err == nil:
+				x.RegisterID = str(res["invoice_id"])
+			case err.Code == CodeDuplicate:
+				x.Duplicate = true
+			default:
+				fail(RegisterInvoice, err)
+			}
+		}
+	}
+
+	esc := mission.EscalationNone
+	if docType == DocSuspicious || x.hasAnyFlag(escalationFlags) {
+		esc = mission.EscalationRequested
+	}
+	esc = t.Decide("escalate", esc)
+	t.Step("escalate", esc, 0, 0)
+
+	res := x.result()
+	res["escalation"] = esc
+	if exc != nil {
+		res["exception"] = exc
+	}
+	return res, nil
+}
+
+// exception builds an exception.raised payload for a tool that failed for good.
+func exception(item string, agent mission.Agent, tool string, err *sandbox.Error) map[string]any {
+	return map[string]any{
+		"email_id": item, "agent": string(agent), "kind": exceptionKind(err),
+		"tool": tool, "code": err.Code, "message": err.Message,
+	}
+}
+
+// extracted is intake's reading of a document.
+type extracted struct {
+	EmailID, DocType, SupplierID, SupplierName, InvoiceNumber, PONumber, Currency string
+	Net, Tax, Gross                                                               float64
+	Lines                                                                         []DocLine
+	InvoiceDate, DueDate, BankAccount, RegisterID                                 string
+	Duplicate                                                                     bool
+	Flags                                                                         []any
+}
+
+func (x *extracted) fromDocument(d *Document, day string) {
+	x.SupplierName = d.SupplierName
+	x.InvoiceNumber = d.InvoiceNumber
+	x.PONumber = d.PONumber
+	x.Currency = d.Currency
+	x.Net, x.Tax, x.Gross = round2(d.Net), round2(d.Tax), round2(d.Gross)
+	x.Lines = d.Lines
+	x.InvoiceDate = d.InvoiceDate
+	x.DueDate = d.DueDate
+	if x.DueDate == "" {
+		if x.DueDate = mission.AddDays(d.InvoiceDate, 30); x.DueDate == "" {
+			x.DueDate = mission.AddDays(day, 30)
+		}
+	}
+	x.BankAccount = d.BankAccount
+}
+
+// misread changes one field the way a model misreads a scan: the currency,
+// or one digit of the gross amount.
+func (x *extracted) misread(t *mission.Turn) {
+	rnd := t.Rand("slip:misread:field")
+	if rnd.IntN(2) == 0 {
+		others := make([]string, 0, 3)
+		for _, c := range []string{"EUR", "USD", "GBP", "CHF"} {
+			if c != x.Currency {
+				others = append(others, c)
+			}
+		}
+		x.Currency = others[rnd.IntN(len(others))]
+		return
+	}
+	c := cents(x.Gross)
+	if c < 0 {
+		c = -c
+	}
+	digits := []byte(strconv.FormatInt(c, 10))
+	i := rnd.IntN(len(digits))
+	digits[i] = '0' + byte((int(digits[i]-'0')+1+rnd.IntN(9))%10)
+	n, _ := strconv.ParseInt(string(digits), 10, 64)
+	x.Gross = float64(n) / 100
+}
+
+func (x *extracted) addFlag(f string) {
+	if !hasString(x.Flags, f) {
+		x.Flags = append(x.Flags, f)
+	}
+}
+
+func (x *extracted) hasAnyFlag(fs []string) bool {
+	for _, f := range fs {
+		if hasString(x.Flags, f) {
+			return true
+		}
+	}
+	return false
+}
+
+func (x *extracted) registerArgs() sandbox.Args {
+	return sandbox.Args{
+		"email_id": x.EmailID, "supplier_id": x.SupplierID, "number": x.InvoiceNumber,
+		"po_number": x.PONumber, "doc_type": x.DocType, "currency": x.Currency,
+		"net": x.Net, "tax": x.Tax, "gross": x.Gross, "invoice_date": x.InvoiceDate,
+		"due_date": x.DueDate, "bank_account": x.BankAccount,
+	}
+}
+
+func (x *extracted) result() mission.Result {
+	lines := make([]any, len(x.Lines))
+	for i, l := range x.Lines {
+		lines[i] = map[string]any{
+			"sku": l.SKU, "description": l.Description, "qty": l.Qty,
+			"unit_price": l.UnitPrice, "amount": round2(l.Amount),
+		}
+	}
+	flags := x.Flags
+	if flags == nil {
+		flags = []any{}
+	}
+	return mission.Result{
+		"email_id": x.EmailID, "doc_type": x.DocType, "supplier_id": x.SupplierID,
+		"supplier_name": x.SupplierName, "invoice_number": x.InvoiceNumber, "po_number": x.PONumber,
+		"currency": x.Currency, "net": x.Net, "tax": x.Tax, "gross": x.Gross, "lines": lines,
+		"invoice_date": x.InvoiceDate, "due_date": x.DueDate, "bank_account": x.BankAccount,
+		"register_id": x.RegisterID, "duplicate": x.Duplicate, "flags": flags,
+	}
+}

@@ -1,0 +1,106 @@
+package invoice
+
+import (
+	"math"
+
+	"github.com/baton-lab/baton/internal/jsontext"
+	"github.com/baton-lab/baton/sandbox"
+)
+
+// Readers for decoded JSON values (tool results, hand-off payloads). They
+// never fail: a missing or unreadable value reads as the zero value.
+
+func str(v any) string                 { return jsontext.Str(v) }
+func num(v any) (float64, bool)        { return jsontext.Num(v) }
+func list(v any) []any                 { return jsontext.List(v) }
+func object(v any) map[string]any      { return jsontext.Object(v) }
+func hasString(l []any, s string) bool { return jsontext.HasString(l, s) }
+
+// round2 rounds to cents.
+func round2(x float64) float64 { return math.Round(x*100) / 100 }
+
+// cents returns x in integer cents.
+func cents(x float64) int64 { return int64(math.Round(x * 100)) }
+
+// failedForGood reports whether err is a failure the core must report: any
+// error except not_found, which is a business answer.
+func failedForGood(err *sandbox.Error) bool {
+	return err != nil && err.Kind != sandbox.ErrNotFound
+}
+
+// failureFlag is the flag an item gets when a call failed for good: the
+// system was unavailable (retries ran out), or the call was refused.
+func failureFlag(err *sandbox.Error) string {
+	if err.Retryable() {
+		return FlagSystemUnavailable
+	}
+	return FlagToolRefused
+}
+
+// failureReason is the escalation reason for a call that failed for good.
+func failureReason(err *sandbox.Error) string {
+	if err.Retryable() {
+		return ReasonSystemUnavailable
+	}
+	return ReasonToolRefused
+}
+
+// exceptionKind classifies a failure for good.
+func exceptionKind(err *sandbox.Error) string {
+	if err.Retryable() {
+		return ExceptionToolFailure
+	}
+	return ExceptionRefusal
+}
+
+// containsFold reports whether s contains sub, ignoring ASCII case and
+// treating a space in sub as any run of white space (so a phrase broken
+// over lines still matches); sub must be lower case.
+func containsFold(s, sub string) bool {
+	if sub == "" {
+		return true
+	}
+	lower, upper := sub[0], sub[0]
+	if lower >= 'a' && lower <= 'z' {
+		upper -= 'a' - 'A'
+	}
+	for i := 0; i < len(s); i++ {
+		// Only a position whose byte can match sub's first one can start
+		// a match (a leading space in sub matches white space only).
+		if c := s[i]; lower != ' ' && c != lower && c != upper || lower == ' ' && !isSpace(c) {
+			continue
+		}
+		if matchFoldAt(s, i, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchFoldAt(s string, i int, sub string) bool {
+	for j := 0; j < len(sub); j++ {
+		if sub[j] == ' ' {
+			if i >= len(s) || !isSpace(s[i]) {
+				return false
+			}
+			for i < len(s) && isSpace(s[i]) {
+				i++
+			}
+			continue
+		}
+		if i >= len(s) {
+			return false
+		}
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != sub[j] {
+			return false
+		}
+		i++
+	}
+	return true
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

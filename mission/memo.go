@@ -1,0 +1,146 @@
+package mission
+
+import (
+	"encoding/json"
+	"slices"
+	"sync"
+
+	"github.com/baton-lab/baton/internal/jsontext"
+)
+
+// The wire messages a sweep parses recur: the golden messages design C
+// parses under every build, and the messages an integrated run sends,
+// which most builds, seeds and trials leave alike. Decoding the bytes is a
+// pure function of them, so the mission remembers what the decoder read,
+// keyed by every byte, in a bounded memo safe for concurrent use, and
+// hands each parser its own deep copy: the Parse seam and the parser's
+// defaults change the message in place.
+
+// decodeMemoMax bounds the memo; a full memo starts again.
+const decodeMemoMax = 1 << 10
+
+type decodeMemo struct {
+	mu sync.RWMutex
+	m  map[string]decodedMsg
+}
+
+type decodedMsg struct {
+	msg map[string]any
+	err error
+}
+
+// decode returns jsontext.DecodeObject(raw, keys), from the memo when it
+// holds raw; the map is the caller's own. A nil memo decodes every time.
+func (c *decodeMemo) decode(raw []byte, keys *jsontext.Keys) (map[string]any, error) {
+	if c == nil {
+		return jsontext.DecodeObject(raw, keys)
+	}
+	c.mu.RLock()
+	d, ok := c.m[string(raw)]
+	c.mu.RUnlock()
+	if !ok {
+		d.msg, d.err = jsontext.DecodeObject(raw, keys)
+		c.mu.Lock()
+		if c.m == nil || len(c.m) >= decodeMemoMax {
+			c.m = make(map[string]decodedMsg)
+		}
+		c.m[string(raw)] = d
+		c.mu.Unlock()
+	}
+	if d.err != nil || d.msg == nil {
+		return nil, d.err
+	}
+	return jsontext.CloneObject(d.msg), nil
+}
+
+// A core run alone reads its input messages with the clean parser: a pure
+// function of the agent, the business day and the wire bytes, and a sweep
+// hands the same golden messages to the same cores on every trial of every
+// build. The mission remembers each reading, keyed by the full input, in a
+// bounded memo; every run gets its own deep copy of the parsed message, and
+// shares only immutable bytes (the wire string and the parsed view's JSON
+// in its trace, which nobody writes to).
+
+// reading is the clean parser's reading of one wire message.
+type reading struct {
+	edge   Edge
+	h      *Handoff // nil: unreadable
+	raw    string
+	parsed json.RawMessage
+}
+
+// readingMemoMax bounds the memo; a full memo starts again.
+const readingMemoMax = 1 << 12
+
+type readingMemo struct {
+	mu sync.RWMutex
+	m  map[string]*reading
+}
+
+// read returns the clean parser's reading of raw received by agent on day.
+func (c *readingMemo) read(t *tables, agent Agent, day string, raw []byte, enc *jsontext.Encoder) *reading {
+	key := readingKey(agent, day, raw)
+	c.mu.RLock()
+	rd, ok := c.m[string(key)]
+	c.mu.RUnlock()
+	if ok {
+		return rd
+	}
+	rd = t.readMessage(agent, day, raw, enc)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= readingMemoMax {
+		c.m = make(map[string]*reading)
+	}
+	c.m[string(key)] = rd
+	c.mu.Unlock()
+	return rd
+}
+
+func readingKey(agent Agent, day string, raw []byte) []byte {
+	k := make([]byte, 0, len(agent)+len(day)+len(raw)+2)
+	k = append(k, agent...)
+	k = append(k, 0)
+	k = append(k, day...)
+	k = append(k, 0)
+	return append(k, raw...)
+}
+
+// readMessage reads raw with the clean parser.
+func (t *tables) readMessage(agent Agent, day string, raw []byte, enc *jsontext.Encoder) *reading {
+	msg, err := jsontext.DecodeObject(raw, t.keys)
+	e := t.inbound(agent, raw)
+	rd := &reading{edge: e, raw: string(raw)}
+	h, err := t.parseDecoded(agent, e, msg, err, NoSeams{}, day)
+	if err != nil {
+		return rd
+	}
+	rd.h = h
+	rd.parsed = enc.Encode(h) // a fresh copy
+	return rd
+}
+
+// receive reads one mocked incoming message with the clean parser and
+// records it in the trace.
+func (r *runner) receive(agent Agent, raw []byte) (*Handoff, bool) {
+	var rd *reading
+	if r.readings != nil {
+		rd = r.readings.read(r.t, agent, r.day, raw, r.enc)
+	} else {
+		rd = r.t.readMessage(agent, r.day, raw, r.enc)
+	}
+	if rd.h == nil {
+		r.event(Event{Kind: EventDropped, Agent: agent, Edge: r.t.name(rd.edge), Raw: rd.raw, Reason: "unreadable"})
+		return nil, false
+	}
+	h := rd.h.clone()
+	r.event(Event{Kind: EventReceived, Agent: agent, Item: h.Item, Edge: r.t.name(rd.edge), Raw: rd.raw, Parsed: rd.parsed})
+	return h, true
+}
+
+// clone returns a deep copy of h.
+func (h *Handoff) clone() *Handoff {
+	c := *h
+	c.NextOwner = slices.Clone(h.NextOwner)
+	c.Payload = jsontext.CloneObject(h.Payload)
+	return &c
+}
