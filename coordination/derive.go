@@ -35,7 +35,9 @@ type Source struct {
 
 // Derive builds the coordination record of one integrated run from its
 // trace and the mission's spec alone: it reads no design's verdict and no
-// oracle. Event ids are the trace's sequence numbers ("12"); an event that
+// oracle. The record passes [Record.Validate] by construction (every
+// reference it makes it adds; the tests validate what it derives), so it
+// is not validated again on a sweep's hot path. Event ids are the trace's sequence numbers ("12"); an event that
 // plays several parts gets one id per part after a slash ("12/effect",
 // "12/write:REF-0001"), and the entry agent's assignment of each scenario
 // input is "input:<item>".
@@ -55,9 +57,9 @@ type Source struct {
 //     those in the consumer's parsed view (what its parser read, sent or
 //     defaulted); Required is not recorded.
 //   - Work is each logical tool call, keyed by tool and arguments.
-//   - State: a successful write writes the record it made; a call reads
-//     every record written earlier in the run whose id is among its
-//     arguments' values.
+//   - State: a successful write writes the record it made; a successful
+//     call reads every record written earlier in the run whose id is among
+//     its arguments' string values, in the order the records were written.
 //   - Effects are every attempt of a write tool, with its idempotency key
 //     and the identity "<item>:<tool>" (the kernel's first-attempt key).
 //     An attempt that failed with a timeout may have applied (unknown);
@@ -81,9 +83,6 @@ func Derive(src Source) (*Record, error) {
 	}
 	d.dedupEffects()
 	d.usage(src)
-	if err := d.rec.Validate(); err != nil {
-		return nil, fmt.Errorf("derive %s: %w", src.Trial, err)
-	}
 	return d.rec, nil
 }
 
@@ -104,7 +103,8 @@ type deriver struct {
 	pending map[string]string
 	// collected holds, per collecting agent, what it received today.
 	collected map[string][]received
-	written   map[string]bool // record ids written so far
+	written   []string          // record ids written so far, in order
+	names     map[string]string // payload field -> "payload.<field>"
 	// attempts of write tools, parallel to rec.Effects, for dedupEffects.
 	effectErr []string
 }
@@ -129,7 +129,7 @@ func newDeriver(src Source) *deriver {
 			Agents: []Agent{}, Subtasks: []Subtask{}, Delegations: []Delegation{}, Handoffs: []Handoff{},
 			Completions: []Completion{}, Work: []Work{}, State: []Access{}, Merges: []Merge{}, Effects: []Effect{}},
 		agents: map[string]bool{}, subtask: map[string]bool{}, caps: map[string][]string{}, entryDue: map[string]bool{},
-		sent: map[string]sentEvent{}, pending: map[string]string{}, collected: map[string][]received{}, written: map[string]bool{},
+		sent: map[string]sentEvent{}, pending: map[string]string{}, collected: map[string][]received{}, names: map[string]string{},
 	}
 	if ir, ok := src.Mission.(Irreversible); ok {
 		d.irrev = map[string]bool{}
@@ -258,15 +258,23 @@ func (d *deriver) receivedEvent(ev *mission.Event) {
 	if !ok {
 		return
 	}
-	parsed := jsonObject(ev.Parsed)
 	d.rec.Handoffs = append(d.rec.Handoffs, Handoff{ID: id(ev.Seq), From: s.from, To: to,
-		Sent: fieldNames(jsonObject([]byte(ev.Raw))), Read: fieldNames(parsed)})
+		Sent: d.fields([]byte(ev.Raw)), Read: d.fields(ev.Parsed)})
 	if as, ok := d.spec.Agent(ev.Agent); ok && as.Collect {
+		parsed := jsonObject(ev.Parsed)
 		d.rec.Completions = append(d.rec.Completions, Completion{ID: id(ev.Seq) + "/collected", Subtask: s.subtask, Agent: to})
 		d.collected[to] = append(d.collected[to], received{id: id(ev.Seq), item: jsontext.Str(parsed["item"]), payload: jsontext.Object(parsed["payload"])})
 		return
 	}
 	d.pending[to] = s.subtask
+}
+
+// fields lists a hand-off's fields (see [fieldNames]).
+func (d *deriver) fields(raw []byte) []string {
+	if out, ok := keysOf(raw, d.names); ok {
+		return out
+	}
+	return fieldNames(jsonObject(raw), d.names)
 }
 
 func (d *deriver) resultEvent(ev *mission.Event) {
@@ -283,7 +291,11 @@ func (d *deriver) resultEvent(ev *mission.Event) {
 	}
 	if ins := d.collected[a]; len(ins) > 0 {
 		delete(d.collected, a)
-		d.rec.Merges = append(d.rec.Merges, merge(id(ev.Seq), a, ins, jsonValue(ev.Output)))
+		var out any
+		if o := jsonObject(ev.Output); o != nil {
+			out = o
+		}
+		d.rec.Merges = append(d.rec.Merges, merge(id(ev.Seq), a, ins, out))
 	}
 }
 
@@ -296,13 +308,15 @@ func (d *deriver) toolCall(ev *mission.Event) {
 	tool, isTool := d.spec.Tools.Tool(ev.Tool)
 	write := isTool && tool.Access == sandbox.Write
 	if ev.Error == "" {
-		for _, k := range argIDs(jsonObject(ev.Args)) {
-			if d.written[k] && k != ev.Effect {
+		for _, k := range d.written {
+			if k != ev.Effect && mentions(ev.Args, k) {
 				d.rec.State = append(d.rec.State, Access{ID: id(ev.Seq) + "/read:" + k, Agent: a, Op: OpRead, Key: k})
 			}
 		}
+		if write && ev.Effect != "" && !slices.Contains(d.written, ev.Effect) {
+			d.written = append(d.written, ev.Effect)
+		}
 		if write && ev.Effect != "" {
-			d.written[ev.Effect] = true
 			d.rec.State = append(d.rec.State, Access{ID: id(ev.Seq) + "/write:" + ev.Effect, Agent: a, Op: OpWrite, Key: ev.Effect})
 		}
 	}

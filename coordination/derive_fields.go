@@ -1,71 +1,67 @@
 package coordination
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/baton-lab/baton/internal/jsontext"
 )
 
 // jsonObject decodes a JSON object, nil when raw is not one.
 func jsonObject(raw []byte) map[string]any {
-	m, _ := jsonValue(raw).(map[string]any)
-	return m
-}
-
-// jsonValue decodes a JSON value, nil when raw is not one.
-func jsonValue(raw []byte) any {
 	if len(raw) == 0 {
 		return nil
 	}
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
+	m, err := jsontext.DecodeObject(raw, nil)
+	if err != nil {
 		return nil
 	}
-	return v
+	return m
 }
 
 // fieldNames lists a hand-off's fields, sorted: the envelope's top-level
-// names and "payload.<name>" for each payload field.
-func fieldNames(msg map[string]any) []string {
+// names and "payload.<name>" for each field of an object payload (from
+// names, which keeps the prefixed strings).
+func fieldNames(msg map[string]any, names map[string]string) []string {
 	out := []string{}
 	for k, v := range msg {
-		if k != "payload" {
+		p, isObject := v.(map[string]any)
+		if k != "payload" || !isObject {
 			out = append(out, k)
 			continue
 		}
-		for f := range jsontext.Object(v) {
-			out = append(out, "payload."+f)
+		for f := range p {
+			n, ok := names[f]
+			if !ok {
+				n = "payload." + f
+				names[f] = n
+			}
+			out = append(out, n)
 		}
 	}
 	slices.Sort(out)
 	return out
 }
 
-// argIDs lists the distinct strings among a tool call's argument values,
-// at any depth, in key order.
-func argIDs(args map[string]any) []string {
-	var out []string
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case string:
-			if x != "" && !slices.Contains(out, x) {
-				out = append(out, x)
-			}
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(x)) {
-				walk(x[k])
-			}
+// mentions reports whether a tool call's JSON arguments hold the string
+// value s: s as a JSON string, quotes included (record ids need no
+// escaping).
+func mentions(args []byte, s string) bool {
+	for i := 0; i+len(s)+2 <= len(args); i++ {
+		j := bytes.IndexByte(args[i:], '"')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if end := i + 1 + len(s); end < len(args) && args[end] == '"' && string(args[i+1:end]) == s {
+			return true
 		}
 	}
-	walk(args)
-	return out
+	return false
 }
 
 // merge is a collecting agent's turn over its inputs: two inputs about
@@ -137,4 +133,151 @@ func scalars(v any, out []any) []any {
 
 func contains(vs []any, v any) bool {
 	return slices.ContainsFunc(vs, func(x any) bool { return jsontext.Equal(x, v) })
+}
+
+// keysOf lists a hand-off's fields as [fieldNames] does, reading only the
+// keys of the wire bytes (the top level and the payload object) and
+// skipping their values; ok is false when raw is not valid JSON or not an
+// object it can read that way (a key with escapes).
+func keysOf(raw []byte, names map[string]string) (out []string, ok bool) {
+	if !json.Valid(raw) {
+		return nil, false
+	}
+	s := &scan{b: raw}
+	out = []string{}
+	var top []string
+	ok = s.object(func(k string) bool {
+		if slices.Contains(top, k) {
+			return false // a repeated key: the last one wins, as decoding tells
+		}
+		top = append(top, k)
+		if k != "payload" || s.peek() != '{' {
+			out = append(out, k)
+			return s.skip()
+		}
+		return s.object(func(f string) bool {
+			n, seen := names[f]
+			if !seen {
+				n = "payload." + f
+				names[f] = n
+			}
+			if slices.Contains(out, n) {
+				return false
+			}
+			out = append(out, n)
+			return s.skip()
+		})
+	})
+	if !ok {
+		return nil, false
+	}
+	slices.Sort(out)
+	return out, true
+}
+
+// scan reads JSON keys without decoding values.
+type scan struct {
+	b []byte
+	i int
+}
+
+func (s *scan) space() {
+	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t' || s.b[s.i] == '\n' || s.b[s.i] == '\r') {
+		s.i++
+	}
+}
+
+func (s *scan) peek() byte {
+	s.space()
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+// object reads an object, calling key for each key with the value next.
+func (s *scan) object(key func(string) bool) bool {
+	if s.peek() != '{' {
+		return false
+	}
+	s.i++
+	if s.peek() == '}' {
+		s.i++
+		return true
+	}
+	for {
+		if s.peek() != '"' {
+			return false
+		}
+		start := s.i + 1
+		end := bytes.IndexByte(s.b[start:], '"')
+		if end < 0 || bytes.IndexByte(s.b[start:start+end], '\\') >= 0 || !utf8.Valid(s.b[start:start+end]) {
+			return false
+		}
+		s.i = start + end + 1
+		if s.peek() != ':' {
+			return false
+		}
+		s.i++
+		if !key(string(s.b[start : start+end])) {
+			return false
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// skip passes over one value.
+func (s *scan) skip() bool {
+	switch s.peek() {
+	case 0:
+		return false
+	case '"':
+		return s.str()
+	case '{', '[':
+		depth := 0
+		for s.i < len(s.b) {
+			switch s.b[s.i] {
+			case '"':
+				if !s.str() {
+					return false
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			s.i++
+			if depth == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for s.i < len(s.b) && strings.IndexByte(",}] \t\n\r", s.b[s.i]) < 0 {
+		s.i++
+	}
+	return true
+}
+
+// str passes over a string.
+func (s *scan) str() bool {
+	for s.i++; s.i < len(s.b); s.i++ {
+		switch s.b[s.i] {
+		case '\\':
+			s.i++
+		case '"':
+			s.i++
+			return true
+		}
+	}
+	return false
 }

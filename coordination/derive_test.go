@@ -27,6 +27,9 @@ func derive(tb testing.TB, m mission.Mission, sc *mission.Scenario, b mission.Bu
 	if err != nil {
 		tb.Fatal(err)
 	}
+	if err := rec.Validate(); err != nil {
+		tb.Fatalf("derived record of %s: %v", sc.ID, err)
+	}
 	return rec, run
 }
 
@@ -214,5 +217,28 @@ func TestDeriveInvoiceClean(t *testing.T) {
 				t.Errorf("%s: clean build fails %s: %v", sc.ID, r.Dimension, r.Failures)
 			}
 		}
+	}
+}
+
+// BenchmarkDerive derives and scores the record of a clean invoice run,
+// as every observation run of a sweep does.
+func BenchmarkDerive(b *testing.B) {
+	m := invoice.New()
+	scs, _, err := m.Scenarios()
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc := scs[0]
+	run, err := m.Run(context.Background(), mission.Clean(), sc, 1, mission.Env{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		rec, err := coordination.Derive(coordination.Source{Trial: sc.ID, Mission: m, Scenario: sc, Trace: run.Trace, Cost: run.Cost})
+		if err != nil {
+			b.Fatal(err)
+		}
+		coordination.ScoreRecord(rec)
 	}
 }

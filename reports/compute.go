@@ -39,6 +39,7 @@ func (a *Aggregator) Results() *Results {
 	r.Paired = pairedRows(designs, classes, r.PairedByMutant)
 	r.Blames = a.blameRows(designs)
 	r.Mutants = a.mutantRows(builds, runs)
+	r.Coordination, r.CoordinationByClass = a.coordinationRows(builds, classes)
 	r.Examples = runs.examples()
 	r.Hypotheses = evaluateHypotheses(r)
 	return r

@@ -1,6 +1,9 @@
 package reports
 
-import "github.com/baton-lab/baton/mission"
+import (
+	"github.com/baton-lab/baton/coordination"
+	"github.com/baton-lab/baton/mission"
+)
 
 // Item is one work item's outcome as the experiment streams it into
 // aggregation: which build, design, scenario and trial, the verdict, and
@@ -43,4 +46,8 @@ type Item struct {
 	// Observation runs only.
 	Success   bool   `json:"success"`    // the integrated run's end state was accepted
 	TraceHash string `json:"trace_hash"` // SHA-256 of the trace and end state
+	// Coordination is the verdict on each coordination dimension, in
+	// coordination.AllDimensions order, of the record derived from the
+	// run's trace.
+	Coordination []coordination.Verdict `json:"coordination,omitempty"`
 }

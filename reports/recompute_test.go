@@ -25,7 +25,8 @@ var rateSpecs = map[string][]rateSpec{
 	"pass_k":                {{"c", "n", "rate", "ci95"}},
 	"trajectory_matchers": {{"exact", "n", "exact_rate", "exact_ci95"}, {"name_only", "n", "name_only_rate", "name_only_ci95"},
 		{"order_ignored", "n", "order_ignored_rate", "order_ignored_ci95"}},
-	"agreement": {{"agree", "n", "rate", "ci95"}},
+	"agreement":    {{"agree", "n", "rate", "ci95"}},
+	"coordination": {{"failed", "n", "fail_rate", "ci95"}},
 }
 
 var clusteredKeys = map[string][]string{
@@ -33,6 +34,8 @@ var clusteredKeys = map[string][]string{
 	"localisation": {"exact_rate", "exact_ci95", "adjacent_rate", "adjacent_ci95"},
 	"paired":       {"diff_ci95"},
 	"agreement":    {"kappa_ci95"},
+	// coordination_by_class: TestRecomputeCoordination.
+	"coordination_by_class": {"fail_rate", "ci95"},
 }
 
 func num(tb testing.TB, row map[string]any, key string) float64 {

@@ -39,7 +39,11 @@ type Results struct {
 	PairedByMutant      []PairedMutant      `json:"paired_by_mutant"`
 	Blames              []BlameRow          `json:"blames"`
 	Mutants             []MutantRow         `json:"mutants"`
-	Examples            []SuiteExample      `json:"examples"`
+	// Coordination is each build's coordination dimensions over its
+	// observation runs, CoordinationByClass each class's per mutant.
+	Coordination        []CoordinationRow      `json:"coordination"`
+	CoordinationByClass []CoordinationClassRow `json:"coordination_by_class"`
+	Examples            []SuiteExample         `json:"examples"`
 
 	// TracePattern, when set, links each drill-down item of report.html to
 	// its trace file, relative to the run folder: {build}, {design},
