@@ -12,10 +12,9 @@ import (
 // build's class plays no part) and returns its verdict on each dimension,
 // in [coordination.AllDimensions] order.
 func observeCoordination(m mission.Mission, item, build string, sc *mission.Scenario, run *mission.Run, success bool) ([]coordination.Verdict, error) {
-	rec, err := coordination.Derive(coordination.Source{Trial: item, System: build, Mission: m, Scenario: sc,
-		Trace: run.Trace, Cost: run.Cost, Success: &success})
+	rec, err := deriveRecord(m, item, build, sc, run, success)
 	if err != nil {
-		return nil, fmt.Errorf("coordination: %w", err)
+		return nil, err
 	}
 	s := coordination.ScoreRecord(rec)
 	out := make([]coordination.Verdict, len(s.Dimensions))
@@ -23,6 +22,16 @@ func observeCoordination(m mission.Mission, item, build string, sc *mission.Scen
 		out[i] = r.Verdict
 	}
 	return out, nil
+}
+
+// deriveRecord derives an observation run's coordination record.
+func deriveRecord(m mission.Mission, item, build string, sc *mission.Scenario, run *mission.Run, success bool) (*coordination.Record, error) {
+	rec, err := coordination.Derive(coordination.Source{Trial: item, System: build, Mission: m, Scenario: sc,
+		Trace: run.Trace, Cost: run.Cost, Success: &success})
+	if err != nil {
+		return nil, fmt.Errorf("coordination: %w", err)
+	}
+	return rec, nil
 }
 
 // coordinationShift is where an observation run's coordination verdicts

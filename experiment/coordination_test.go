@@ -67,3 +67,39 @@ func TestSweepCoordination(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayCoordination: replaying an observation item derives its
+// coordination record again, with the verdicts the run stored; a design
+// item has none.
+func TestReplayCoordination(t *testing.T) {
+	_, dir, err := runProtocol(t, fakeStack(), fakeProtocol, Options{Workers: 1})
+	finished(t, err)
+	st := fakeStack()
+	var r reports.Results
+	if err := json.Unmarshal(readFile(t, filepath.Join(dir, ResultsFile)), &r); err != nil {
+		t.Fatal(err)
+	}
+	item := ItemID(r.Coordination[0].Build, ObservationDesign, "S1", 1)
+	res, err := st.Replay(dir, item)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Coordination == nil || res.Coordination.Trial != item {
+		t.Fatalf("replay %s: coordination record %+v, want one for the item", item, res.Coordination)
+	}
+	s := coordination.ScoreRecord(res.Coordination)
+	var got []coordination.Verdict
+	for _, d := range s.Dimensions {
+		got = append(got, d.Verdict)
+	}
+	if diff := cmp.Diff(res.Stored.Coordination, got); diff != "" {
+		t.Errorf("replayed record's verdicts (-stored +replayed):\n%s", diff)
+	}
+	design, err := st.Replay(dir, ItemID(r.Coordination[0].Build, "B", "S1", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if design.Coordination != nil {
+		t.Error("a design item got a coordination record")
+	}
+}

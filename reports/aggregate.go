@@ -257,7 +257,7 @@ func (a *Aggregator) suite(k suiteKey) *suite {
 // pass^k and, for a mutated build, whether its trace differs from the clean
 // twin's.
 func (a *Aggregator) addObservation(it Item, b, sc id, clean bool) {
-	a.addCoordination(b, it.Coordination)
+	a.addCoordination(b, &it)
 	pk := a.passk[passKey{b, sc}]
 	if pk == nil {
 		pk = &passCount{}

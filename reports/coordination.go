@@ -7,12 +7,22 @@ import (
 	"github.com/baton-lab/baton/coordination"
 )
 
-// verdictCount counts one dimension's verdicts over observation runs.
-type verdictCount struct{ pass, fail, na int }
+// observationDesign is the design part of an observation run's item id,
+// as the experiment writes it.
+const observationDesign = "obs"
+
+// verdictCount counts one dimension's verdicts over observation runs, and
+// names the first failing run (by scenario, then trial).
+type verdictCount struct {
+	pass, fail, na int
+	exScenario     string
+	exTrial        int
+}
 
 // addCoordination counts an observation run's coordination verdicts for
 // build b (see [Item].Coordination).
-func (a *Aggregator) addCoordination(b id, vs []coordination.Verdict) {
+func (a *Aggregator) addCoordination(b id, it *Item) {
+	vs := it.Coordination
 	if len(vs) == 0 {
 		return
 	}
@@ -32,7 +42,11 @@ func (a *Aggregator) addCoordination(b id, vs []coordination.Verdict) {
 		case coordination.Pass:
 			cs[i].pass++
 		case coordination.Fail:
-			cs[i].fail++
+			c := &cs[i]
+			if c.fail == 0 || it.Scenario < c.exScenario || it.Scenario == c.exScenario && it.Trial < c.exTrial {
+				c.exScenario, c.exTrial = strings.Clone(it.Scenario), it.Trial
+			}
+			c.fail++
 		default:
 			cs[i].na++
 		}
@@ -53,6 +67,10 @@ type CoordinationRow struct {
 	Failed        int    `json:"failed"`
 	FailRate      F4     `json:"fail_rate"`
 	CI95          CI     `json:"ci95"`
+	// Example is the first failing run's item id (by scenario, then
+	// trial), "" when none failed: `baton replay RUN_DIR ITEM
+	// --coordination` prints its record and the events of each failure.
+	Example string `json:"example,omitempty"`
 }
 
 // Movement says how a class's coordination failure rate compares with
@@ -90,6 +108,7 @@ type CoordinationClassRow struct {
 	N             int      `json:"n"`
 	NotApplicable int      `json:"not_applicable"`
 	Moves         Movement `json:"moves"`
+	Example       string   `json:"example,omitempty"` // the first of its mutants' examples, in build order
 }
 
 // coordinationRows computes the coordination rows per build (clean first,
@@ -104,8 +123,12 @@ func (a *Aggregator) coordinationRows(builds []BuildInfo, classes []string) ([]C
 		}
 		c := cs[i]
 		n := c.pass + c.fail
-		return CoordinationRow{Build: b.ID, Class: b.Class, Dimension: coordination.AllDimensions[i].String(),
-			Runs: n + c.na, NotApplicable: c.na, N: n, Failed: c.fail, FailRate: rateOf(c.fail, n), CI95: wilsonCI(c.fail, n)}, true
+		x := CoordinationRow{Build: b.ID, Class: b.Class, Dimension: coordination.AllDimensions[i].String(),
+			Runs: n + c.na, NotApplicable: c.na, N: n, Failed: c.fail, FailRate: rateOf(c.fail, n), CI95: wilsonCI(c.fail, n)}
+		if c.fail > 0 {
+			x.Example = itemID(b.ID, observationDesign, c.exScenario, c.exTrial)
+		}
+		return x, true
 	}
 	clean := map[string]CoordinationRow{}
 	for i := range coordination.AllDimensions {
@@ -133,6 +156,9 @@ func (a *Aggregator) coordinationRows(builds []BuildInfo, classes []string) ([]C
 					continue
 				}
 				x.Mutants++
+				if x.Example == "" {
+					x.Example = r.Example
+				}
 				x.Failed, x.N, x.NotApplicable = x.Failed+r.Failed, x.N+r.N, x.NotApplicable+r.NotApplicable
 				cs = append(cs, Cluster{K: r.Failed, N: r.N})
 			}
@@ -229,7 +255,29 @@ func coordinationSection(r *Results) *section {
 		items = append(items, []span{text(line + ".")})
 	}
 	s.add(&list{Items: items})
+	if ex := coordinationExamples(clean, r.CoordinationByClass); len(ex) > 0 {
+		s.add(&para{Spans: []span{text("A failing run of each dimension, per build kind; "),
+			code("baton replay RUN_DIR ITEM --coordination"), text(" prints its record, each failure naming the trace events that show it:")}},
+			&list{Items: ex})
+	}
 	return s
+}
+
+// coordinationExamples lists the example run of each failing dimension:
+// the clean build's, then each class's.
+func coordinationExamples(clean map[string]CoordinationRow, byClass []CoordinationClassRow) [][]span {
+	var out [][]span
+	for _, d := range coordination.AllDimensions {
+		if x := clean[d.String()]; x.Example != "" {
+			out = append(out, []span{text("clean, " + d.String() + ": "), code(x.Example)})
+		}
+	}
+	for _, x := range byClass {
+		if x.Example != "" {
+			out = append(out, []span{text(x.Class + ", " + x.Dimension + ": "), code(x.Example)})
+		}
+	}
+	return out
 }
 
 // joinAnd joins names as "a, b and c".

@@ -58,7 +58,7 @@ func TestCoordinationRows(t *testing.T) {
 			add(b, "context_loss", trial, coordination.DimInformationKept)
 		}
 		var fail []coordination.Dimension
-		if trial == 0 {
+		if trial == 7 {
 			fail = append(fail, coordination.DimCoverage)
 		}
 		add("dup-1", "duplicate_action", trial, fail...)
@@ -72,16 +72,16 @@ func TestCoordinationRows(t *testing.T) {
 		"context_loss information": byClass["context_loss information_preservation"],
 		"context_loss coverage":    byClass["context_loss coverage"].Moves,
 		"duplicate_action coverage": []any{byClass["duplicate_action coverage"].Failed, byClass["duplicate_action coverage"].N,
-			byClass["duplicate_action coverage"].Moves},
+			byClass["duplicate_action coverage"].Moves, byClass["duplicate_action coverage"].Example},
 		"efficiency n.a.": byClass["context_loss efficiency"].NotApplicable,
 		"rows":            len(r.Coordination),
 	}
 	lo, hi := Wilson(4, 4)
 	want := map[string]any{
 		"context_loss information": CoordinationClassRow{Class: "context_loss", Dimension: "information_preservation", Mutants: 4, Units: 4,
-			FailRate: 1, CI95: ciOf(lo, hi), Failed: 80, N: 80, Moves: MoveRaises},
+			FailRate: 1, CI95: ciOf(lo, hi), Failed: 80, N: 80, Moves: MoveRaises, Example: "cl-1/obs/S01/0"},
 		"context_loss coverage":     MoveNone,
-		"duplicate_action coverage": []any{1, 20, MoveNone},
+		"duplicate_action coverage": []any{1, 20, MoveNone, "dup-1/obs/S01/7"},
 		"efficiency n.a.":           80,
 		"rows":                      6 * len(coordination.AllDimensions),
 	}
@@ -94,7 +94,8 @@ func TestCoordinationRows(t *testing.T) {
 	}
 	report := string(md["report.md"])
 	for _, line := range []string{"## Coordination evidence", "context_loss: raises failures of information_preservation.",
-		"duplicate_action: moves no dimension.", "Not applicable in any run of any build: efficiency."} {
+		"duplicate_action: moves no dimension.", "Not applicable in any run of any build: efficiency.",
+		"- duplicate_action, coverage: `dup-1/obs/S01/7`"} {
 		if !strings.Contains(report, line) {
 			t.Errorf("report.md lacks %q", line)
 		}
