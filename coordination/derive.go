@@ -103,8 +103,9 @@ type deriver struct {
 	pending map[string]string
 	// collected holds, per collecting agent, what it received today.
 	collected map[string][]received
-	written   []string          // record ids written so far, in order
-	names     map[string]string // payload field -> "payload.<field>"
+	written   []string // record ids written so far, in order
+	names     fieldCache
+	requires  map[mission.Edge][]string // per edge, what its subtasks require
 	// attempts of write tools, parallel to rec.Effects, for dedupEffects.
 	effectErr []string
 }
@@ -123,13 +124,27 @@ type received struct {
 
 func newDeriver(src Source) *deriver {
 	spec := src.Mission.Spec()
+	var sent, recv, calls int
+	for i := range src.Trace.Events {
+		switch src.Trace.Events[i].Kind {
+		case mission.EventSent:
+			sent++
+		case mission.EventReceived:
+			recv++
+		case mission.EventToolCall:
+			calls++
+		}
+	}
+	inputs := len(src.Scenario.Inputs)
 	d := &deriver{
 		spec: spec, sc: src.Scenario,
 		rec: &Record{Trial: src.Trial, System: src.System, Success: src.Success, Budget: src.Budget,
-			Agents: []Agent{}, Subtasks: []Subtask{}, Delegations: []Delegation{}, Handoffs: []Handoff{},
-			Completions: []Completion{}, Work: []Work{}, State: []Access{}, Merges: []Merge{}, Effects: []Effect{}},
+			Agents: make([]Agent, 0, len(spec.Agents)), Subtasks: make([]Subtask, 0, inputs*(1+len(spec.Edges))),
+			Delegations: make([]Delegation, 0, inputs+sent), Handoffs: make([]Handoff, 0, recv),
+			Completions: make([]Completion, 0, inputs+recv), Work: make([]Work, 0, calls), State: make([]Access, 0, calls),
+			Merges: []Merge{}, Effects: make([]Effect, 0, calls)},
 		agents: map[string]bool{}, subtask: map[string]bool{}, caps: map[string][]string{}, entryDue: map[string]bool{},
-		sent: map[string]sentEvent{}, pending: map[string]string{}, collected: map[string][]received{}, names: map[string]string{},
+		sent: map[string]sentEvent{}, pending: map[string]string{}, collected: map[string][]received{}, names: newFieldCache(), requires: map[mission.Edge][]string{},
 	}
 	if ir, ok := src.Mission.(Irreversible); ok {
 		d.irrev = map[string]bool{}
@@ -170,13 +185,15 @@ func (d *deriver) agent(id string) string {
 }
 
 // required returns the capabilities the subtask on edge e needs: those
-// of its consumer the mission gives for it.
+// of its consumer the mission gives for it. Subtasks on one edge share
+// the list.
 func (d *deriver) required(e mission.Edge) []string {
-	caps := slices.Clone(d.spec.AgentTools(e.To))
-	if caps == nil {
-		caps = []string{}
+	if caps, ok := d.requires[e]; ok {
+		return caps
 	}
-	return append(caps, "reads:"+d.spec.Kind(e))
+	caps := append(slices.Clip(d.spec.AgentTools(e.To)), "reads:"+d.spec.Kind(e))
+	d.requires[e] = caps
+	return caps
 }
 
 func (d *deriver) addSubtask(id string, requires []string) {
@@ -209,7 +226,7 @@ func (d *deriver) subtasks() {
 		if d.subtask[st] {
 			continue
 		}
-		d.addSubtask(st, slices.Clone(d.caps[entry]))
+		d.addSubtask(st, d.caps[entry])
 		d.rec.Delegations = append(d.rec.Delegations, Delegation{ID: "input:" + in.ID, Subtask: st, Owner: entry})
 		d.entryDue[in.ID] = true
 		for _, e := range edges {

@@ -23,10 +23,18 @@ func jsonObject(raw []byte) map[string]any {
 	return m
 }
 
+// fieldCache keeps the field names of one derivation's hand-offs, so that
+// each is allocated once: top-level keys, and payload fields with their
+// "payload." prefix.
+type fieldCache struct{ top, payload map[string]string }
+
+func newFieldCache() fieldCache {
+	return fieldCache{top: map[string]string{}, payload: map[string]string{}}
+}
+
 // fieldNames lists a hand-off's fields, sorted: the envelope's top-level
-// names and "payload.<name>" for each field of an object payload (from
-// names, which keeps the prefixed strings).
-func fieldNames(msg map[string]any, names map[string]string) []string {
+// names and "payload.<name>" for each field of an object payload.
+func fieldNames(msg map[string]any, names fieldCache) []string {
 	out := []string{}
 	for k, v := range msg {
 		p, isObject := v.(map[string]any)
@@ -35,10 +43,10 @@ func fieldNames(msg map[string]any, names map[string]string) []string {
 			continue
 		}
 		for f := range p {
-			n, ok := names[f]
+			n, ok := names.payload[f]
 			if !ok {
 				n = "payload." + f
-				names[f] = n
+				names.payload[f] = n
 			}
 			out = append(out, n)
 		}
@@ -139,34 +147,43 @@ func contains(vs []any, v any) bool {
 // keys of the wire bytes (the top level and the payload object) and
 // skipping their values; ok is false when raw is not valid JSON or not an
 // object it can read that way (a key with escapes).
-func keysOf(raw []byte, names map[string]string) (out []string, ok bool) {
+func keysOf(raw []byte, names fieldCache) (out []string, ok bool) {
 	if !json.Valid(raw) {
 		return nil, false
 	}
 	s := &scan{b: raw}
-	out = []string{}
-	var top []string
-	ok = s.object(func(k string) bool {
-		if slices.Contains(top, k) {
-			return false // a repeated key: the last one wins, as decoding tells
-		}
-		top = append(top, k)
-		if k != "payload" || s.peek() != '{' {
-			out = append(out, k)
-			return s.skip()
-		}
-		return s.object(func(f string) bool {
-			n, seen := names[f]
-			if !seen {
-				n = "payload." + f
-				names[f] = n
-			}
-			if slices.Contains(out, n) {
+	out = make([]string, 0, 16)
+	payload := false
+	ok = s.object(func(k []byte) bool {
+		// A repeated key: the last one wins, as decoding tells.
+		if string(k) == "payload" && s.peek() == '{' {
+			if payload || slices.Contains(out, "payload") {
 				return false
 			}
-			out = append(out, n)
-			return s.skip()
-		})
+			payload = true
+			return s.object(func(f []byte) bool {
+				n, seen := names.payload[string(f)]
+				if !seen {
+					n = "payload." + string(f)
+					names.payload[string(f)] = n
+				}
+				if slices.Contains(out, n) {
+					return false
+				}
+				out = append(out, n)
+				return s.skip()
+			})
+		}
+		n, seen := names.top[string(k)]
+		if !seen {
+			n = string(k)
+			names.top[n] = n
+		}
+		if slices.Contains(out, n) || n == "payload" && payload {
+			return false
+		}
+		out = append(out, n)
+		return s.skip()
 	})
 	if !ok {
 		return nil, false
@@ -196,7 +213,7 @@ func (s *scan) peek() byte {
 }
 
 // object reads an object, calling key for each key with the value next.
-func (s *scan) object(key func(string) bool) bool {
+func (s *scan) object(key func([]byte) bool) bool {
 	if s.peek() != '{' {
 		return false
 	}
@@ -219,7 +236,7 @@ func (s *scan) object(key func(string) bool) bool {
 			return false
 		}
 		s.i++
-		if !key(string(s.b[start : start+end])) {
+		if !key(s.b[start : start+end]) {
 			return false
 		}
 		switch s.peek() {
