@@ -1,7 +1,9 @@
 package coordination_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -14,6 +16,7 @@ import (
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/mission/invoice"
 	"github.com/baton-lab/baton/sandbox"
+	"github.com/baton-lab/baton/score"
 )
 
 // derive runs build b of m on sc and derives its record, with budget.
@@ -240,5 +243,30 @@ func BenchmarkDerive(b *testing.B) {
 			b.Fatal(err)
 		}
 		coordination.ScoreRecord(rec)
+	}
+}
+
+// TestDerivedRecordsScore: a derived record, written as a line of JSON, is
+// what baton score --kind coordination reads back unchanged.
+func TestDerivedRecordsScore(t *testing.T) {
+	m, sc := toyMission(t)
+	clean, _ := derive(t, m, sc, mission.Clean(), 1, mission.Env{}, nil)
+	broken, _ := derive(t, m, sc, mission.NewBuild(toySeams{route: func(e mission.Edge, owners []mission.Agent) []mission.Agent {
+		return nil
+	}}, nil), 1, mission.Env{}, nil)
+	broken.Trial = "T1-broken"
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	for _, r := range []*coordination.Record{clean, broken} {
+		if err := enc.Encode(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := score.ReadCoordination(&buf, "derived.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]coordination.Record{*clean, *broken}, got); diff != "" {
+		t.Errorf("records read back (-derived +read):\n%s", diff)
 	}
 }
