@@ -194,7 +194,8 @@ func coordinationSection(r *Results) *section {
 		return nil
 	}
 	s := &section{ID: "coordination", Title: "Coordination evidence"}
-	s.add(p("Each observation run's coordination record is derived from its trace alone (no design reads it, and the build's class plays no part in it) and judged on eight dimensions, each pass, fail or not applicable. " +
+	s.add(p("Each observation run's coordination record is derived from its trace alone (no design reads it, and the build's class plays no part in it) and judged on " +
+		itoa(len(coordination.AllDimensions)) + " dimensions, each pass, fail or not applicable. " +
 		"Per class: the mean over the class's mutants of each mutant's share of judged runs that fail, [95% Wilson interval on the mutants] (mutants), with the trial-level k/n beside it; " +
 		"the clean build: share of its judged runs that fail, [95% Wilson interval] (k/n). A run the dimension does not apply to is not judged."))
 	clean := map[string]CoordinationRow{}
