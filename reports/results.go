@@ -11,7 +11,9 @@ import (
 // Schema is the results.json schema id. v2 (this one) made the mutant the
 // unit of every class rate and paired comparison (trial-level figures moved
 // to trial_* keys), kept every float at full precision and added methods,
-// paired_by_mutant and blames; a v1 file is refused, not misread.
+// paired_by_mutant and blames; a v1 file is refused, not misread. Keys
+// added to v2 since, which a v2 reader may ignore: coordination and
+// coordination_by_class.
 const Schema = "baton.results/v2"
 
 // Results is every aggregate of a run, in the shape of results.json.
