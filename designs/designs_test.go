@@ -109,7 +109,7 @@ func TestCostIsWhatRan(t *testing.T) {
 			if diff := cmp.Diff(executed, total); diff != "" {
 				t.Errorf("verdict cost differs from executed cost (-executed +verdict):\n%s", diff)
 			}
-			if total.ModelCalls == 0 || total.SandboxResets == 0 {
+			if total.ModelCalls == 0 || total.SandboxResets() == 0 {
 				t.Errorf("cost %+v: no model calls or sandbox resets counted", total)
 			}
 		})
@@ -129,7 +129,7 @@ func TestCostScalesWithSuite(t *testing.T) {
 	for _, d := range All() {
 		one := suiteCost(d, scs)
 		two := suiteCost(d, append(append([]*mission.Scenario{}, scs...), scs...))
-		if two.ModelCalls != 2*one.ModelCalls || two.ToolCalls != 2*one.ToolCalls || two.SandboxResets != 2*one.SandboxResets {
+		if two.ModelCalls != 2*one.ModelCalls || two.ToolCalls != 2*one.ToolCalls || two.SandboxResets() != 2*one.SandboxResets() {
 			t.Errorf("design %s: suite %+v, doubled suite %+v", d.ID, one, two)
 		}
 	}
@@ -236,9 +236,9 @@ func TestRecordedInputsOnCleanBuild(t *testing.T) {
 		if recorded.Flagged {
 			t.Errorf("%s: recorded inputs flag the clean build: %+v", sc.ID, recorded.Findings)
 		}
-		if recorded.Cost.SandboxResets != golden.Cost.SandboxResets+1 {
+		if recorded.Cost.EnvironmentResets != golden.Cost.EnvironmentResets+1 {
 			t.Errorf("%s: recorded inputs cost %d sandbox resets, golden %d; want one more for the integrated run",
-				sc.ID, recorded.Cost.SandboxResets, golden.Cost.SandboxResets)
+				sc.ID, recorded.Cost.EnvironmentResets, golden.Cost.EnvironmentResets)
 		}
 	}
 }

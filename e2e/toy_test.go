@@ -283,7 +283,7 @@ faults:
   "*": {timeout_after_commit: 0.05, unavailable: 0.05}
   transport: {redelivery: 0.05}
 review_sample: 4
-cost_weights: {per_model_call: 0.0, per_1k_tokens: 0.002, per_tool_call: 0.0001, per_sandbox_reset: 0.0005, currency: EUR}
+cost_weights: {per_model_call: 0.0, per_1k_tokens: 0.002, per_tool_call: 0.0001, per_environment_reset: 0.0005, per_fixture_reset: 0.00005, currency: EUR}
 thresholds: {h1_min_gap: 0.3, h2_max_detection_gap: 0.1, h2_min_localisation_gain: 0.2, h2_max_cost_ratio: 0.5, h3_min_gap: 0}
 `
 

@@ -64,12 +64,12 @@ func (fakeMission) Run(_ context.Context, b mission.Build, sc *mission.Scenario,
 		recs.Escalations = []invoice.Escalation{{ID: "ESC-1", Item: "E1", Reason: "above_threshold"}}
 	}
 	return &mission.Run{Trace: fakeTrace("run", sc.ID, seed), End: &sandbox.State{Records: recs},
-		Cost: mission.Cost{ModelCalls: 3, ToolCalls: 5, Tokens: int(seed % 1000), SandboxResets: 1}}, nil
+		Cost: mission.Cost{ModelCalls: 3, ToolCalls: 5, Tokens: int(seed % 1000), EnvironmentResets: 1}}, nil
 }
 
 func (fakeMission) RunCore(_ context.Context, b mission.Build, agent mission.Agent, sc *mission.Scenario, in mission.CoreInput, seed uint64, env mission.Env) (*mission.CoreRun, error) {
 	return &mission.CoreRun{Agent: agent, Item: in.Item, Trace: fakeTrace("core:"+string(agent), sc.ID, seed),
-		Cost: mission.Cost{ModelCalls: 1, ToolCalls: 2, Tokens: int(seed % 100), SandboxResets: 1}}, nil
+		Cost: mission.Cost{ModelCalls: 1, ToolCalls: 2, Tokens: int(seed % 100), EnvironmentResets: 1}}, nil
 }
 
 func fakeCheck(got *sandbox.State) []sandbox.Difference {

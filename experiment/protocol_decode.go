@@ -210,24 +210,7 @@ func (d *decoder) protocol(data []byte, p *Protocol) {
 				p.ReviewSample = n
 			}
 		case "cost_weights":
-			d.mapping(v, key, func(key2 string, k2, v2 *yaml.Node) {
-				f := key + "." + key2
-				w := &p.CostWeights
-				switch key2 {
-				case "per_model_call":
-					w.PerModelCall, _ = d.nonNegative(v2, f)
-				case "per_1k_tokens":
-					w.Per1kTokens, _ = d.nonNegative(v2, f)
-				case "per_tool_call":
-					w.PerToolCall, _ = d.nonNegative(v2, f)
-				case "per_sandbox_reset":
-					w.PerSandboxReset, _ = d.nonNegative(v2, f)
-				case "currency":
-					w.Currency, _ = d.str(v2, f)
-				default:
-					d.unknown(k2, f)
-				}
-			})
+			d.costWeights(v, key, &p.CostWeights)
 		case "thresholds":
 			d.mapping(v, key, func(key2 string, k2, v2 *yaml.Node) {
 				f := key + "." + key2

@@ -57,13 +57,22 @@ type ScenarioInfo struct {
 }
 
 // CostWeights turn cost counters into money, so designs compare under
-// matched budgets.
+// matched budgets: each weight prices one unit of its counter (tokens per
+// thousand). Environment and fixture resets are priced apart: resetting
+// the whole system of record for an integrated run is not setting up one
+// agent's fixture. Model-backed cores add their per-1k input and output
+// token weights here (beside Per1kTokens) and a line each to costCounters.
 type CostWeights struct {
-	PerModelCall    float64 `json:"per_model_call" yaml:"per_model_call"`
-	Per1kTokens     float64 `json:"per_1k_tokens" yaml:"per_1k_tokens"`
-	PerToolCall     float64 `json:"per_tool_call" yaml:"per_tool_call"`
-	PerSandboxReset float64 `json:"per_sandbox_reset" yaml:"per_sandbox_reset"`
-	Currency        string  `json:"currency" yaml:"currency"`
+	PerModelCall        float64 `json:"per_model_call" yaml:"per_model_call"`
+	Per1kTokens         float64 `json:"per_1k_tokens" yaml:"per_1k_tokens"`
+	PerToolCall         float64 `json:"per_tool_call" yaml:"per_tool_call"`
+	PerEnvironmentReset float64 `json:"per_environment_reset" yaml:"per_environment_reset"`
+	PerFixtureReset     float64 `json:"per_fixture_reset" yaml:"per_fixture_reset"`
+	PerEmit             float64 `json:"per_emit" yaml:"per_emit"`
+	PerParse            float64 `json:"per_parse" yaml:"per_parse"`
+	PerContractCheck    float64 `json:"per_contract_check" yaml:"per_contract_check"`
+	PerAttributionStep  float64 `json:"per_attribution_step" yaml:"per_attribution_step"`
+	Currency            string  `json:"currency" yaml:"currency"`
 }
 
 // Thresholds are the pre-registered numbers that decide H1-H3.

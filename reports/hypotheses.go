@@ -302,8 +302,8 @@ func h2Cost(r *Results, th Thresholds) (cond, string) {
 	}
 	bCost, cCost, unit := float64(bc.MoneyPerSuite), float64(cc.MoneyPerSuite), "money"
 	if bCost <= 0 {
-		bCost = float64(bc.PerSuite.ModelCalls + bc.PerSuite.ToolCalls)
-		cCost = float64(cc.PerSuite.ModelCalls + cc.PerSuite.ToolCalls)
+		bCost = float64(bc.PerSuite.ModelCalls) + float64(bc.PerSuite.ToolCalls)
+		cCost = float64(cc.PerSuite.ModelCalls) + float64(cc.PerSuite.ToolCalls)
 		unit = "model+tool calls (no cost weights)"
 	}
 	if bCost <= 0 {
