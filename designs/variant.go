@@ -215,7 +215,9 @@ func (p Params) wire() bool { return p.Scorecard == ScorecardWire }
 
 // With returns the design with every parameter it takes but leaves empty
 // set from defaults (the protocol's design_a_inputs and contract level),
-// so that what it records is what it ran. Its id is unchanged.
+// so that what it records and describes is what it runs. Its id and its
+// Evaluate are unchanged: an empty parameter already takes the same
+// default from the Input (Input.Inputs, Input.Level) the caller hands it.
 func (d Design) With(defaults Params) Design {
 	for _, b := range bases() {
 		if b.design.ID != d.Base {
@@ -238,9 +240,8 @@ func (d Design) With(defaults Params) Design {
 				}
 			}
 		}
-		id := d.ID
-		d = b.make(p)
-		d.ID = id
+		made := b.make(p)
+		d.Params, d.Name, d.Doc, d.Describe = made.Params, made.Name, made.Doc, made.Describe
 		return d
 	}
 	return d

@@ -155,11 +155,7 @@ func (d *decoder) protocol(data []byte, p *Protocol) {
 				}
 			})
 		case "designs":
-			ds := d.strList(v, key, KnownDesigns)
-			if v.Kind == yaml.SequenceNode && len(ds) == 0 && len(v.Content) == 0 {
-				d.failf(v.Line, key, "empty: want at least one of %s", strings.Join(KnownDesigns, ", "))
-			}
-			p.Designs = ds
+			p.Designs = d.designs(v, key)
 		case "design_a_inputs":
 			p.DesignAInputs, _ = d.enum(v, key, InputsGolden, InputsRecorded)
 		case "trials":
@@ -232,7 +228,9 @@ func (d *decoder) protocol(data []byte, p *Protocol) {
 				case "h3_min_gap":
 					t.H3MinGap, _ = d.prob(v2, f)
 				default:
-					d.unknown(k2, f)
+					if !d.hypothesisDesign(key2, v2, f, t) {
+						d.unknown(k2, f)
+					}
 				}
 			})
 		default:
