@@ -189,6 +189,18 @@ func (p Params) describe() string {
 	return strings.Join(parts, ", ")
 }
 
+// String writes the parameters a design takes, "scorecard wire, inputs
+// golden" ("" for none).
+func (p Params) String() string {
+	var parts []string
+	for _, kv := range [][2]string{{"scorecard", string(p.Scorecard)}, {"inputs", p.Inputs}, {"contracts", p.Contracts}} {
+		if kv[1] != "" {
+			parts = append(parts, kv[0]+" "+kv[1])
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 // inputs returns where the variant's per-agent inputs come from.
 func (p Params) inputs(in Input) string {
 	switch {

@@ -16,7 +16,7 @@ func (a *Aggregator) Results() *Results {
 		Schema:      Schema,
 		Protocol:    a.cfg.Protocol,
 		Methods:     a.cfg.Methods,
-		Thresholds:  a.cfg.Thresholds,
+		Thresholds:  a.cfg.Thresholds.Named(),
 		CostWeights: a.cfg.CostWeights,
 		Warnings:    a.warn.list(),
 		Agreement:   []AgreementRow{},
@@ -41,6 +41,7 @@ func (a *Aggregator) Results() *Results {
 	r.Mutants = a.mutantRows(builds, runs)
 	r.Examples = runs.examples()
 	r.Hypotheses = evaluateHypotheses(r)
+	r.Robustness = robustnessRows(r)
 	return r
 }
 

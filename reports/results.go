@@ -27,6 +27,7 @@ type Results struct {
 	Warnings    []string     `json:"warnings"`
 
 	Hypotheses          []Hypothesis        `json:"hypotheses"`
+	Robustness          []RobustnessRow     `json:"robustness"`
 	Detection           []DetectionRow      `json:"detection"`
 	DetectionByMutant   []MutantDetection   `json:"detection_by_mutant"`
 	DetectionByScenario []ScenarioDetection `json:"detection_by_scenario"`
