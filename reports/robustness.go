@@ -195,3 +195,17 @@ func robustnessSection(r *Results) *section {
 	s.add(t)
 	return s
 }
+
+// hasBase reports whether the run includes a design of base id.
+func hasBase(r *Results, id string) bool {
+	for _, c := range r.Cost {
+		if designBase(r, c.Design) == id {
+			return true
+		}
+	}
+	return false
+}
+
+// whoAndWhen cites the published reference for automated failure
+// attribution as context for design D's rows, not as a target.
+const whoAndWhen = "For context, not as a target: the published reference for automated failure attribution in multi-agent logs (Who&When, Zhang et al., ICML 2025) reports 53.5% agent-level and 14.2% step-level accuracy for its best method on its own tasks. Design D attributes by rules over this run's trace, and names an edge or an agent; its exact rate above is the share naming the mutant's edge or agent, its adjacent rate the share naming it or a neighbour."

@@ -135,3 +135,21 @@ func TestByDefinitionFromDeclaredBlames(t *testing.T) {
 		t.Errorf("byDefinition = %q", got)
 	}
 }
+
+// The report shows the robustness table, and cites the published
+// attribution reference beside the localisation only when D ran.
+func TestRobustnessAndAttributionInReport(t *testing.T) {
+	r := hypoResults(1, 10, group{class: "context_loss", m: 40, pair: Pair{Both: 20}, exact: Pair{OnlyB: 20}})
+	r.Robustness = robustnessRows(r)
+	md := string(Markdown(r))
+	if !strings.Contains(md, "## Verdict robustness") || !strings.Contains(md, "| H2 | C (stated) | B | confirmed |") {
+		t.Errorf("report.md has no robustness row for H2 on C:\n%s", md)
+	}
+	if strings.Contains(md, "ICML 2025") {
+		t.Error("report.md cites Who&When without design D in the run")
+	}
+	r.Cost = append(r.Cost, CostRow{Design: "D"})
+	if md := string(Markdown(r)); !strings.Contains(md, "When, Zhang et al., ICML 2025") || !strings.Contains(md, "53.5% agent-level and 14.2% step-level") {
+		t.Error("report.md does not cite Who&When beside D's localisation")
+	}
+}

@@ -200,6 +200,9 @@ func localisationSection(r *Results, designs, classes []string, anchors map[[2]s
 		x := at(d, c)
 		return clusteredCell(x.ExactRate, x.ExactCI95, x.Units).then("; trials " + rateCell(x.Exact, x.Flagged))
 	}))
+	if hasBase(r, "D") {
+		s.add(p(whoAndWhen))
+	}
 	adj := s.sub("localisation-adjacent", "Adjacent")
 	adj.add(matrixTable("localisation-adjacent-table", designs, classes, anchors, func(d, c string) tcell {
 		x := at(d, c)
