@@ -29,7 +29,7 @@ func TestDefaultProtocol(t *testing.T) {
 		Designs                              []string
 		Trials                               int
 		Thresholds                           reports.Thresholds
-	}{"default", "default", "replace", "semantic", "golden", []string{"A", "A.wire", "B", "C", "D"}, 20,
+	}{"default", "default", "replace", "semantic", "golden", []string{"A", "A.wire", "A.recorded", "B", "C", "C.schema", "D"}, 20,
 		reports.Thresholds{H1MinGap: 0.3, H2MaxDetectionGap: 0.1, H2MinLocalisationGain: 0.2, H2MaxCostRatio: 0.5, H3MinGap: 0,
 			H1Design: "A", H2Design: "C", H2Baseline: "B", H3Design: "C", H3Baseline: "B"}}
 	if d := cmp.Diff(want, got); d != "" {
