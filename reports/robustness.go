@@ -9,8 +9,9 @@ import (
 
 // Verdict robustness: each hypothesis decided again under every variant
 // the run includes (H1 on every variant of A, H2 on every variant of C,
-// H3 on every variant of C and on D), each clause with its margin, and the
-// cost clause with the weight values at which it flips.
+// H3 on every variant of C and every other design that declares it can
+// name an edge, such as D), each clause with its margin, and the cost
+// clause with the weight values at which it flips.
 
 // Clause is one clause of a hypothesis decided on one choice of designs.
 type Clause struct {
@@ -124,12 +125,12 @@ func designBase(r *Results, id string) string {
 	return base
 }
 
-// variantsOf lists the run's designs whose base is one of bases, in id
-// order, with stated first when it is in the run.
-func variantsOf(r *Results, stated string, bases ...string) []string {
+// variantsOf lists the run's designs whose base is base, or that also
+// pass extra, in id order, with stated first when it is in the run.
+func variantsOf(r *Results, stated, base string, extra func(id string) bool) []string {
 	var out []string
 	for _, c := range r.Cost {
-		if slices.Contains(bases, designBase(r, c.Design)) && c.Design != stated {
+		if c.Design != stated && (designBase(r, c.Design) == base || extra != nil && extra(c.Design)) {
 			out = append(out, c.Design)
 		}
 	}
@@ -140,21 +141,35 @@ func variantsOf(r *Results, stated string, bases ...string) []string {
 	return out
 }
 
+// namesEdges reports whether a design declares it can name an edge (the
+// kind of place a hand-off defect's ground truth is).
+func namesEdges(r *Results, id string) bool {
+	for _, d := range r.Methods.Designs {
+		if d.ID == id {
+			return slices.Contains(d.Blames, "edge")
+		}
+	}
+	return false
+}
+
 // robustnessRows decides each hypothesis again on every variant the run
 // includes. A discarded run's rows keep the figures' verdicts: the
 // hypotheses section says none stands.
 func robustnessRows(r *Results) []RobustnessRow {
 	th := r.Thresholds.Named()
 	var out []RobustnessRow
-	for _, a := range variantsOf(r, th.H1Design, designBase(r, th.H1Design)) {
+	for _, a := range variantsOf(r, th.H1Design, designBase(r, th.H1Design), nil) {
 		h, cs := h1(r, th, a)
 		out = append(out, RobustnessRow{Hypothesis: "H1", Design: a, Stated: a == th.H1Design, Verdict: h.Verdict, Clauses: orNoClauses(cs)})
 	}
-	for _, c := range variantsOf(r, th.H2Design, designBase(r, th.H2Design)) {
+	for _, c := range variantsOf(r, th.H2Design, designBase(r, th.H2Design), nil) {
 		h, cs := h2(r, th, c, th.H2Baseline)
 		out = append(out, RobustnessRow{Hypothesis: "H2", Design: c, Baseline: th.H2Baseline, Stated: c == th.H2Design, Verdict: h.Verdict, Clauses: orNoClauses(cs)})
 	}
-	for _, c := range variantsOf(r, th.H3Design, designBase(r, th.H3Design), "D") {
+	// H3 compares a design that finds with one that locates: every design
+	// that declares it can name an edge stands in for C.
+	locates := func(id string) bool { return id != th.H3Baseline && namesEdges(r, id) }
+	for _, c := range variantsOf(r, th.H3Design, designBase(r, th.H3Design), locates) {
 		h, cs := h3(r, th, c, th.H3Baseline)
 		out = append(out, RobustnessRow{Hypothesis: "H3", Design: c, Baseline: th.H3Baseline, Stated: c == th.H3Design, Verdict: h.Verdict, Clauses: orNoClauses(cs)})
 	}
@@ -171,7 +186,7 @@ func orNoClauses(cs []Clause) []Clause {
 // robustnessSection is the verdict robustness table.
 func robustnessSection(r *Results) *section {
 	s := &section{ID: "robustness", Title: "Verdict robustness"}
-	s.add(p("Each hypothesis decided again on every variant of its design the run includes (the protocol's own choice marked stated), with each clause's margin: how far the bound that would make the clause hold lies past its threshold (negative: short by that much). For a cost clause, the value of each cost weight at which the verdict of that clause flips, every other weight as set."))
+	s.add(p("Each hypothesis decided again on every variant of its design the run includes (for H3, also on every design that can name an edge; the protocol's own choice marked stated), with each clause's margin: how far the bound that would make the clause hold lies past its threshold (negative: short by that much). For a cost clause, the value of each cost weight at which the verdict of that clause flips, every other weight as set."))
 	t := &table{ID: "robustness-table", Header: []string{"hypothesis", "design", "baseline", "verdict", "clauses (margin)", "cost break-even"}, RowHeads: true}
 	for _, x := range r.Robustness {
 		d := x.Design

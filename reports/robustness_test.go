@@ -95,6 +95,7 @@ func TestRobustnessRows(t *testing.T) {
 	}
 	r.Paired = pairedRows([]string{"B", "C", "C.schema"}, []string{"context_loss"}, r.PairedByMutant)
 	r.Cost = append(r.Cost, CostRow{Design: "C.schema", MoneyPerSuite: 1}, CostRow{Design: "A.wire"}, CostRow{Design: "D", MoneyPerSuite: 10})
+	r.Methods.Designs = []DesignInfo{{ID: "D", Base: "D", Blames: []string{"agent", "edge"}}, {ID: "B", Base: "B", Blames: []string{"agent"}}}
 	rows := robustnessRows(r)
 	type key struct{ H, D, Verdict string }
 	var got []key
