@@ -3,7 +3,9 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/baton-lab/baton/designs"
@@ -14,13 +16,26 @@ import (
 )
 
 // fakeMission is a deterministic stand-in for the reference mission: it
-// has the reference mission's spec (so protocols written for it load), and
+// has the reference mission's spec (so protocols written for it load), but
+// for a default protocol naming only the designs the fake stack has, and
 // its runs depend on the scenario and seed only.
 type fakeMission struct{}
 
 var _ mission.Mission = fakeMission{}
 
-func (fakeMission) Spec() *mission.Spec { return invoice.Spec() }
+func (fakeMission) Spec() *mission.Spec { return fakeSpec() }
+
+// fakeSpec is the reference mission's spec with designs A, B and C in its
+// default protocol.
+var fakeSpec = sync.OnceValue(func() *mission.Spec {
+	s := *invoice.Spec()
+	re := regexp.MustCompile(`(?m)^designs: .*$`)
+	if !re.Match(s.Protocol.Data) {
+		panic("fake: the default protocol has no designs line")
+	}
+	s.Protocol.Data = re.ReplaceAll(s.Protocol.Data, []byte("designs: [A, B, C]"))
+	return &s
+})
 func (fakeMission) Emit(mission.Build, mission.Edge, string, mission.Result) ([]byte, error) {
 	return nil, nil
 }

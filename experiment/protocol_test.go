@@ -197,7 +197,7 @@ func TestProtocolResolveErrors(t *testing.T) {
 // TestProtocolSelection checks the selection semantics: union of ids and
 // included tags, minus excluded tags, in id order.
 func TestProtocolSelection(t *testing.T) {
-	p, err := ParseProtocol([]byte("scenarios:\n  ids: [S3]\n  include_tags: [currency:USD]\nmutants:\n  classes: [control]\n"), "p.yaml", "", testMissions())
+	p, err := ParseProtocol([]byte("designs: [A, B, C]\nscenarios:\n  ids: [S3]\n  include_tags: [currency:USD]\nmutants:\n  classes: [control]\n"), "p.yaml", "", testMissions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 // smallProtocol runs the real stack on a few scenarios and mutants (one
 // per class it needs: the control, a context loss, a duplicate action).
 const smallProtocol = `name: small
+designs: [A, B, C]
 trials: 2
 seed: 3
 scenarios:
