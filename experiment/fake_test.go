@@ -36,6 +36,7 @@ var fakeSpec = sync.OnceValue(func() *mission.Spec {
 	s.Protocol.Data = re.ReplaceAll(s.Protocol.Data, []byte("designs: [A, B, C]"))
 	return &s
 })
+
 func (fakeMission) Emit(mission.Build, mission.Edge, string, mission.Result) ([]byte, error) {
 	return nil, nil
 }
