@@ -1,6 +1,7 @@
 package designs
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -288,4 +289,29 @@ func TestAttributionRetryKey(t *testing.T) {
 	if !v.Flagged || v.Blame[0] != "action->boundary" {
 		t.Fatalf("D flagged %v, blames %v; want action->boundary, the hand-off the payment serves; findings %+v", v.Flagged, v.Blame, v.Findings)
 	}
+}
+
+// Lookup parses protocol input: it never panics, and what it accepts is
+// a design whose id is the input, whose base is a base design, and which
+// looks up again to the same parameters.
+func FuzzLookup(f *testing.F) {
+	for _, s := range []string{"A", "A.wire", "A.wire.recorded", "A.recorded.wire", "C.schema", "C.wire.recorded.semantic", "B.wire", "D", "", ".", "A..", "Z.x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, id string) {
+		d, err := Lookup(id)
+		if err != nil {
+			if !strings.Contains(err.Error(), fmt.Sprintf("%q", id)) {
+				t.Errorf("Lookup(%q) error %q does not name the id", id, err)
+			}
+			return
+		}
+		if d.ID != id || d.Evaluate == nil || !slices.ContainsFunc(All(), func(b Design) bool { return b.ID == d.Base }) {
+			t.Errorf("Lookup(%q) = id %q, base %q", id, d.ID, d.Base)
+		}
+		again, err := Lookup(id)
+		if err != nil || again.Params != d.Params {
+			t.Errorf("Lookup(%q) again = %+v, %v; want %+v", id, again.Params, err, d.Params)
+		}
+	})
 }
