@@ -141,9 +141,9 @@ func TestLockRefusesWhatWouldDiscardARun(t *testing.T) {
 		name, protocol, catalogue, want string
 	}{
 		{"a catalogue without a control", "name: x\nmutants:\n  catalogue: cat.yaml\n  mode: replace\n", extraMutant,
-			"p.yaml:3: mutants.catalogue: selects no control mutant"},
+			"p.yaml:3:14: mutants.catalogue: selects no control mutant"},
 		{"a class selection without the control", "name: x\nmutants:\n  classes: [context_loss]\n", "",
-			"p.yaml:3: mutants.classes: selects no control mutant"},
+			"p.yaml:3:12: mutants.classes: selects no control mutant"},
 		{"an empty scenario selection", "name: x\nscenarios:\n  include_tags: [currency:USD]\n  exclude_tags: [currency:USD]\n", "",
 			"scenarios: selects no scenario"},
 		{"an unknown design", "name: x\ndesigns: [A, Z]\n", "", "designs[1]"},
