@@ -54,6 +54,7 @@ type Decoder struct {
 	over   bool // the value budget is spent: decode nothing more
 	note   string
 	failed map[string]bool // fields with a problem: one problem per value
+	quiet  int             // problems not reported for a field that has one
 }
 
 // place is where a value was written: its key (nil for a list element or
@@ -108,7 +109,7 @@ func (d *Decoder) Parse(data []byte) (root *yaml.Node) {
 	var extra yaml.Node
 	switch err := dec.Decode(&extra); {
 	case err == nil:
-		d.add(&Error{File: d.file, Pos: Pos{Line: max(extra.Line, 1)}, Problem: "more than one YAML document (want one " + d.kind() + " per file)"})
+		d.add(&Error{File: d.file, Pos: Pos{Line: max(extra.Line, 1)}, Problem: "more than one YAML document (want one per file)"})
 		return nil
 	case !errors.Is(err, io.EOF):
 		d.add(d.syntax(err))
@@ -151,8 +152,8 @@ func (d *Decoder) syntax(err error) *Error {
 // it likes ("S03" instead of "scenarios[2]").
 func (d *Decoder) DecodeNode(n *yaml.Node, path string, v any) {
 	rv := reflectPointer(v)
-	if _, ok := d.at[path]; !ok {
-		d.at[path] = place{val: n}
+	if pl, ok := d.at[path]; !ok || pl.val != n {
+		d.at[path] = place{key: pl.key, val: n}
 	}
 	if path == "" && isNull(deref(n)) {
 		d.errorAt(n, "(top level)", "want a mapping, got null")
@@ -169,7 +170,11 @@ func (d *Decoder) SetNote(note string) { d.note = note }
 func (d *Decoder) Err() error { return d.errs.Err() }
 
 // Failed reports whether any problem was recorded.
-func (d *Decoder) Failed() bool { return d.errs.Len() > 0 }
+func (d *Decoder) Failed() bool { return d.Count() > 0 }
+
+// Count returns how many problems were recorded so far: a parser compares
+// it before and after a part to tell whether that part failed.
+func (d *Decoder) Count() int { return d.errs.Len() + d.quiet }
 
 // Full reports whether the decoder has stopped keeping problems (it still
 // counts them).
@@ -189,6 +194,7 @@ func (d *Decoder) Add(err error) {
 func (d *Decoder) add(e *Error) {
 	if e.Field != "" {
 		if d.failed[e.Field] {
+			d.quiet++
 			return // one problem per value: the first says it
 		}
 		d.failed[e.Field] = true

@@ -510,3 +510,42 @@ func fieldsOf(t reflect.Type) *structInfo {
 
 // Keys returns the YAML keys of struct type t, in field order.
 func Keys(t reflect.Type) []string { return fieldsOf(t).keys }
+
+// Deref follows aliases: the node an alias stands for, or nil for a
+// broken chain.
+func Deref(n *yaml.Node) *yaml.Node { return deref(n) }
+
+// Lookup returns the value of key in mapping n, or in what n merges (<<),
+// or nil: for peeking at a node before decoding it (a scenario's id, a
+// family entry).
+func Lookup(n *yaml.Node, key string) *yaml.Node {
+	return lookup(n, key, map[*yaml.Node]bool{})
+}
+
+func lookup(n *yaml.Node, key string, seen map[*yaml.Node]bool) *yaml.Node {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.MappingNode || seen[n] {
+		return nil
+	}
+	seen[n] = true
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := deref(n.Content[i]); k != nil && k.Value == key && k.ShortTag() != "!!merge" {
+			return n.Content[i+1]
+		}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := deref(n.Content[i]); k == nil || k.ShortTag() != "!!merge" {
+			continue
+		}
+		srcs := []*yaml.Node{n.Content[i+1]}
+		if m := deref(n.Content[i+1]); m != nil && m.Kind == yaml.SequenceNode {
+			srcs = m.Content
+		}
+		for _, s := range srcs {
+			if v := lookup(s, key, seen); v != nil {
+				return v
+			}
+		}
+	}
+	return nil
+}
