@@ -126,7 +126,7 @@ func TestProtocolBadInput(t *testing.T) {
 		{"duplicate key", "trials: 2\ntrials: 3\n", "p.yaml:2:1: trials: duplicate key (first at line 1)"},
 		{"top level a list", "- a\n- b\n", "p.yaml:1:1: (top level): want a mapping, got a list"},
 		{"empty", "", "p.yaml:1: empty protocol"},
-		{"two documents", "name: a\n---\nname: b\n", "p.yaml:2: more than one YAML document (want one protocol per file)"},
+		{"two documents", "name: a\n---\nname: b\n", "p.yaml:2: more than one YAML document (want one per file)"},
 		{"invalid YAML", "name: [a\n", "p.yaml:1: invalid YAML: did not find expected ',' or ']'"},
 		{"missing name", "name: \"\"\n", `p.yaml:1:7: name: "": want letters, digits, '-', '_' or '.' (it names the run folder)`},
 	}
