@@ -71,7 +71,7 @@ func (j *JSON) Errorf(off int, field, format string, args ...any) *Error {
 // have. It reports whether the object is sound.
 func (j *JSON) Object(start, end int, path string, keys []string) bool {
 	w := &jsonWalk{j: j, base: start, src: j.data[start:end]}
-	if i := invalidUTF8(w.src); i >= 0 {
+	if i := InvalidUTF8(w.src); i >= 0 {
 		j.Errorf(start+i, path, "invalid UTF-8 (byte 0x%02x): not a text file", w.src[i])
 		return false
 	}
@@ -200,8 +200,12 @@ func (w *jsonWalk) array(path string) bool {
 	}
 }
 
-// invalidUTF8 returns the offset of the first byte that is not UTF-8, or -1.
-func invalidUTF8(b []byte) int {
+// InvalidUTF8 returns the offset of the first byte of b that is not
+// UTF-8, or -1.
+func InvalidUTF8(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
+	}
 	for i := 0; i < len(b); {
 		r, size := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && size == 1 {
