@@ -496,7 +496,6 @@ func addCSVError(errs *input.Collector, path string, err error) {
 	errs.Add(&input.Error{File: path, Problem: "invalid CSV: " + err.Error()})
 }
 
-
 // ImportOptions set up [ImportReview].
 type ImportOptions struct {
 	// Replace lets a reviewer already imported be imported again: the new
