@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/baton-lab/baton/input"
 	"github.com/baton-lab/baton/mission/invoice"
 	"github.com/baton-lab/baton/reports"
 	"github.com/baton-lab/baton/sandbox"
@@ -128,6 +130,17 @@ func TestProtocolBadInput(t *testing.T) {
 		{"empty", "", "p.yaml:1: empty protocol"},
 		{"two documents", "name: a\n---\nname: b\n", "p.yaml:2: more than one YAML document (want one per file)"},
 		{"invalid YAML", "name: [a\n", "p.yaml:1: invalid YAML: did not find expected ',' or ']'"},
+		// Accepted silently or unlocated before (issue 23, items 3, 9, 10, 11).
+		{"document ~", "~\n", "p.yaml:1:1: (top level): want a mapping, got null"},
+		{"document null", "null\n", "p.yaml:1:1: (top level): want a mapping, got null"},
+		{"slip .nan", "profile:\n  intake:\n    misread: .nan\n", "p.yaml:3:14: profile.intake.misread: want a finite number, got .nan"},
+		{"fault .NaN", "faults:\n  \"*\":\n    latency: .NaN\n", "p.yaml:3:14: faults.*.latency: want a finite number, got .NaN"},
+		{"threshold .inf", "thresholds:\n  h2_max_cost_ratio: .inf\n", "p.yaml:2:22: thresholds.h2_max_cost_ratio: want a finite number, got .inf"},
+		{"cost weight -.Inf", "cost_weights:\n  per_tool_call: -.Inf\n", "p.yaml:2:18: cost_weights.per_tool_call: want a finite number, got -.Inf"},
+		{"binary", "name: a\x00b\n", "p.yaml:1:8: control character U+0000: not allowed in YAML (is it a text file?)"},
+		{"invalid UTF-8", "name: a\xfeb\n", "p.yaml:1:8: invalid UTF-8 (byte 0xfe): not a text file"},
+		{"too large", "name: a\n" + strings.Repeat("#", MaxProtocolBytes), "p.yaml: 1048584 bytes: larger than the 1 MiB a protocol may be"},
+		{"long value not echoed", "name: " + strings.Repeat("x", 10000) + "/\n", `p.yaml:1:7: name: "` + strings.Repeat("x", 64) + `"… (10001 bytes): want letters, digits, '-', '_' or '.' (it names the run folder)`},
 		{"missing name", "name: \"\"\n", `p.yaml:1:7: name: "": want letters, digits, '-', '_' or '.' (it names the run folder)`},
 	}
 	for _, tt := range tests {
@@ -157,6 +170,27 @@ func TestProtocolManyErrors(t *testing.T) {
 	want := []string{"p.yaml:1:9: trials: 0: want at least 1", "p.yaml:2:1: foo: unknown field (want one of name, mission, scenarios, mutants, contracts, designs, design_a_inputs, trials, seed, profile, faults, review_sample, cost_weights, thresholds)", `p.yaml:3:11: designs[0]: unknown design "Z" (want one of A, B, C)`}
 	if d := cmp.Diff(want, lines); d != "" {
 		t.Errorf("errors (-want +got):\n%s", d)
+	}
+}
+
+// TestProtocolErrorFlood: a protocol of many unknown keys reports a few
+// dozen problems and counts the rest (issue 23 item 11: 317 MB of stderr
+// before).
+func TestProtocolErrorFlood(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() < MaxProtocolBytes-64; i++ {
+		fmt.Fprintf(&b, "k%d: 1\n", i)
+	}
+	_, err := ParseProtocol([]byte(b.String()), "p.yaml", "", testMissions())
+	if err == nil {
+		t.Fatal("want errors")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != input.DefaultMaxErrors+1 || !strings.HasPrefix(lines[len(lines)-1], "… and ") {
+		t.Errorf("%d lines, last %q; want %d and a count", len(lines), lines[len(lines)-1], input.DefaultMaxErrors+1)
+	}
+	if len(err.Error()) > 64<<10 {
+		t.Errorf("error of %d bytes", len(err.Error()))
 	}
 }
 
