@@ -367,7 +367,7 @@ const (
 // readLabels reads a sample_id,verdict file and validates every row
 // against the known sample ids. Errors name file, line and value.
 func readLabels(path string, known map[string]bool) (map[string]label, error) {
-	data, err := input.ReadFile(path, MaxLabelsBytes, "label file")
+	data, err := input.ReadFile(path, MaxLabelsBytes, "a label file")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrReview, err)
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"text/tabwriter"
 
@@ -41,13 +43,13 @@ is given. Exits 1 when there are violations.`,
 				return err
 			}
 			if len(files) > 0 {
-				user, err := contracts.Load(files...)
+				user, err := contracts.LoadContext(cmd.Context(), files...)
 				if err != nil {
-					return err
+					return interrupted(cmd, err)
 				}
 				set = set.Merge(user)
 			}
-			data, err := input.ReadFile(args[0], contracts.MaxMessagesBytes, "file of messages")
+			data, err := input.ReadFile(args[0], contracts.MaxMessagesBytes, "a file of messages")
 			if err != nil {
 				return fmt.Errorf("read message: %w", err)
 			}
@@ -144,4 +146,12 @@ func printViolations(g *globals, viols []located, n int, lv contracts.Level, asJ
 func edgeOf(msg []byte) string {
 	e, _ := mission.EnvelopeEdgeName(msg)
 	return e
+}
+
+// interrupted says "interrupted" for an error that Ctrl-C caused.
+func interrupted(cmd *cobra.Command, err error) error {
+	if cmd.Context().Err() != nil && errors.Is(err, context.Canceled) {
+		return fmt.Errorf("interrupted while loading: %w", err)
+	}
+	return err
 }
