@@ -201,3 +201,15 @@ func manyFields(n int) string {
 	}
 	return b.String()
 }
+
+func TestLoadTooManyFiles(t *testing.T) {
+	dir := t.TempDir()
+	for i := range MaxContractFiles + 1 {
+		writeFile(t, dir, fmt.Sprintf("c%03d.yaml", i), "edge: a->b\n")
+	}
+	_, err := Load(dir)
+	want := "load contracts: " + dir + ": more than 200 contract files"
+	if err == nil || err.Error() != want {
+		t.Errorf("Load: %v, want %s", err, want)
+	}
+}

@@ -69,6 +69,7 @@ func LoadContext(ctx context.Context, paths ...string) (*Set, error) {
 		return nil, errors.New("load contracts: no paths")
 	}
 	var cs []*Contract
+	n := 0
 	for _, p := range paths {
 		info, err := os.Stat(p)
 		if err != nil {
@@ -88,6 +89,9 @@ func LoadContext(ctx context.Context, paths ...string) (*Set, error) {
 			if len(files) == 0 {
 				return nil, fmt.Errorf("load contracts: %s: no *.yaml files", p)
 			}
+		}
+		if n += len(files); n > MaxContractFiles {
+			return nil, fmt.Errorf("load contracts: %s: more than %d contract files", p, MaxContractFiles)
 		}
 		for _, f := range files {
 			if err := context.Cause(ctx); err != nil {

@@ -112,6 +112,9 @@ const (
 	MaxContractFields = 1000
 	// MaxContractRules bounds the CEL rules of one contract.
 	MaxContractRules = 200
+	// MaxContractFiles bounds the contract files loaded at once (a
+	// mission has one per edge).
+	MaxContractFiles = 200
 )
 
 // contractDoc is a contract file as written (see the package doc).
