@@ -332,3 +332,17 @@ func TestResumeRefusesAChangedCopy(t *testing.T) {
 		t.Errorf("resume with a changed copy = %v, want ErrProtocolChanged naming the catalogue", err)
 	}
 }
+
+// TestLockInterrupted: a lock that Ctrl-C interrupts writes no lock file.
+func TestLockInterrupted(t *testing.T) {
+	_, path := lockFixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Lock(path, LockOptions{Stack: NewStack(testMissions()), Context: ctx})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Lock = %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(LockFile(path)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("lock file: %v, want none", err)
+	}
+}
