@@ -55,7 +55,7 @@ func TestReadRunsErrors(t *testing.T) {
 	}{
 		{"not JSON", okLine + "\n{\"run\": \"B\",\n", ErrNotJSON, "runs.jsonl:2: not JSON: unexpected end of JSON input"},
 		{"not an object", "[1,2]\n", ErrNotJSON, "runs.jsonl:1: not JSON: want an object, got array"},
-		{"trailing garbage", `{"run":"A"} x` + "\n", ErrNotJSON, "runs.jsonl:1: not JSON: invalid character 'x' looking for beginning of value"},
+		{"trailing garbage", `{"run":"A"} x` + "\n", ErrNotJSON, "runs.jsonl:1: not JSON: 'x' after the top-level object"},
 		{"missing run id", okLine + "\n\n" + `{"answer":"x"}`, ErrMissingID, "runs.jsonl:3: run: missing run id"},
 		{"empty run id", `{"run":""}`, ErrMissingID, "runs.jsonl:1: run: missing run id"},
 		{"duplicate id", okLine + "\n" + `{"run":"B"}` + "\n" + okLine, ErrDuplicateID, `runs.jsonl:3: run: duplicate run id "A" (first on line 1)`},
