@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -52,5 +53,42 @@ func TestContractsCheckCancelled(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("contracts check did not stop after the cancel")
+	}
+}
+
+// TestScenariosListCancelled: Ctrl-C during a long scenario load stops
+// `scenarios list` at once (issue 23 item 2): a hundred and fifty scenario files
+// take seconds to parse; the context is cancelled a moment in.
+func TestScenariosListCancelled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("parses many scenario files")
+	}
+	src, err := os.ReadFile("../../mission/invoice/scenarios/typical.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ids := regexp.MustCompile(`\bS(\d\d)\b`)
+	for i := range 150 {
+		body := ids.ReplaceAll(src, []byte(fmt.Sprintf("F%d_S$1", i)))
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("s%03d.yaml", i)), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var out bytes.Buffer
+	done := make(chan int)
+	go func() { done <- Run(ctx, []string{"scenarios", "list", "--file", dir}, &out, &out) }()
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	cancelled := time.Now()
+	select {
+	case code := <-done:
+		t.Logf("returned %v after the cancel", time.Since(cancelled).Round(time.Millisecond))
+		if code != exitError || !strings.Contains(out.String(), "baton: interrupted while loading: context canceled") {
+			t.Errorf("exit %d, output:\n%.2000s\nwant exit %d and interrupted while loading", code, out.String(), exitError)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("scenarios list did not stop after the cancel")
 	}
 }

@@ -28,7 +28,7 @@ func newMutantsCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if file != "" {
-				if cat, err = mutants.Load(file, cat, mode, m.Spec()); err != nil {
+				if cat, err = loading(cmd.Context(), func() (*mutants.Catalogue, error) { return mutants.Load(file, cat, mode, m.Spec()) }); err != nil {
 					return err
 				}
 			}

@@ -7,6 +7,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/baton-lab/baton/mission"
 )
 
 func newScenariosCmd(g *globals) *cobra.Command {
@@ -28,7 +30,7 @@ func newScenariosCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if len(files) > 0 {
-				if scs, err = m.LoadScenarios(files...); err != nil {
+				if scs, err = loading(cmd.Context(), func() ([]*mission.Scenario, error) { return m.LoadScenarios(files...) }); err != nil {
 					return err
 				}
 			}
