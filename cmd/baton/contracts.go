@@ -26,7 +26,10 @@ func newContractsCmd(g *globals) *cobra.Command {
 FILE holds one message (a JSON object), or a JSON array or JSON Lines of messages
 for one item on one edge, which are also checked as a sequence (stable idempotency key, one owner,
 no second action). The edge is read from each message's "edge" field unless --edge
-is given. Exits 1 when there are violations.`,
+is given. Each violation names the file and line of its message (AT, "at" in
+--json). Messages are read strictly: a key given twice, invalid UTF-8, a byte
+order mark, a key that is not an envelope key or a number beyond float64 is an
+error naming file, line and column. Exits 1 when there are violations.`,
 		Args: exactArgs(1, "one FILE (a JSON hand-off message)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			lv, err := contracts.ParseLevel(level)
