@@ -197,7 +197,6 @@ func selfPath() (string, error) {
 	return os.Executable()
 }
 
-
 // natsResumeArgs is --nats as the resume command repeats it: a URL, which
 // may carry credentials, by its environment variable.
 func natsResumeArgs(cmd *cobra.Command) []string {
