@@ -106,8 +106,11 @@ func (w *Worker) unit(ctx context.Context, sh *shared, m jetstream.Msg) error {
 	stop := heartbeat(ctx, sh, m)
 	data, err := w.execute(ctx, sh, run, key)
 	stop()
-	if ctx.Err() != nil {
+	switch {
+	case ctx.Err() != nil:
 		return m.Nak() // interrupted: another worker takes it now
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		return m.Term() // the run has no job: it is finished, or gone
 	}
 	msg := &nats.Msg{Subject: resultPrefix + run, Header: nats.Header{}, Data: data}
 	msg.Header.Set(hdrUnit, key)
