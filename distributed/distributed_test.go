@@ -51,17 +51,23 @@ func stack(tb testing.TB) *experiment.Stack {
 func run(ctx context.Context, tb testing.TB, remote experiment.Remote) (string, error) {
 	tb.Helper()
 	dir := tb.TempDir()
+	return filepath.Join(dir, "run"), runIn(ctx, tb, dir, remote, false)
+}
+
+// runIn runs smallProtocol in dir/run, or resumes it there.
+func runIn(ctx context.Context, tb testing.TB, dir string, remote experiment.Remote, resume bool) error {
+	tb.Helper()
 	pf := filepath.Join(dir, "p.yaml")
 	if err := os.WriteFile(pf, []byte(smallProtocol), 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	opt := experiment.Options{ProtocolPath: pf, RunDir: filepath.Join(dir, "run"), Stack: stack(tb), Logger: zerolog.Nop(), Workers: 1, Remote: remote}
+	opt := experiment.Options{ProtocolPath: pf, RunDir: filepath.Join(dir, "run"), Stack: stack(tb), Logger: zerolog.Nop(), Workers: 1, Remote: remote, Resume: resume}
 	_, err := experiment.Run(ctx, opt)
 	var de *reports.DiscardedError
 	if errors.As(err, &de) {
 		err = nil // a verdict, not a failure of the sweep
 	}
-	return opt.RunDir, err
+	return err
 }
 
 // connect starts an embedded server and returns a connection maker.
@@ -240,4 +246,65 @@ func readFile(tb testing.TB, path string) []byte {
 		tb.Fatal(err)
 	}
 	return b
+}
+
+// TestCoordinatorRestart: a coordinator stopped after publishing its
+// units, while workers answer them with nobody listening, is resumed: the
+// new session, with no worker left, takes the answers the stream kept
+// and ends with the local run's results.json.
+func TestCoordinatorRestart(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	localDir, err := run(ctx, t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := connect(t)
+	probe := js()
+	cctx, stopCoordinator := context.WithCancel(ctx)
+	dir := t.TempDir()
+	ran := make(chan error, 1)
+	go func() { ran <- runIn(cctx, t, dir, &Remote{JS: js(), Config: testPolicy, Logger: zerolog.Nop()}, false) }()
+	const units = 18 // 3 builds x 3 scenarios x 2 trials
+	waitFor(ctx, t, probe, UnitStream, units)
+	stopCoordinator()
+	var ie *experiment.InterruptedError
+	if err := <-ran; !errors.As(err, &ie) {
+		t.Fatalf("stopped coordinator: Run = %v, want interrupted", err)
+	}
+	wctx, stop := context.WithCancel(ctx)
+	wait := startWorkers(wctx, t, js, 2, nil)
+	waitFor(ctx, t, probe, ResultStream, units)
+	stop() // the resumed coordinator has only the kept answers
+	wait()
+
+	remote := &Remote{JS: js(), Config: testPolicy, Logger: zerolog.Nop()}
+	if err := runIn(ctx, t, dir, remote, true); err != nil {
+		t.Fatalf("resumed coordinator: %v", err)
+	}
+	local, dist := readFile(t, filepath.Join(localDir, experiment.ResultsFile)), readFile(t, filepath.Join(dir, "run", experiment.ResultsFile))
+	if !bytes.Equal(local, dist) {
+		t.Errorf("results.json differs between the local and the restarted distributed run:\n%s", cmp.Diff(string(local), string(dist)))
+	}
+	if st := remote.Stats(); st.Answers < units {
+		t.Errorf("stats %+v: want the %d answers the stream kept", st, units)
+	}
+}
+
+// waitFor waits until stream holds n messages.
+func waitFor(ctx context.Context, tb testing.TB, js jetstream.JetStream, stream string, n uint64) {
+	tb.Helper()
+	for {
+		s, err := js.Stream(ctx, stream)
+		if err == nil {
+			if info, err := s.Info(ctx); err == nil && info.State.Msgs >= n {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			tb.Fatalf("stream %s never held %d messages", stream, n)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
