@@ -264,7 +264,9 @@ func TestCoordinatorRestart(t *testing.T) {
 	cctx, stopCoordinator := context.WithCancel(ctx)
 	dir := t.TempDir()
 	ran := make(chan error, 1)
-	go func() { ran <- runIn(cctx, t, dir, &Remote{JS: js(), Config: testPolicy, Logger: zerolog.Nop()}, false) }()
+	go func() {
+		ran <- runIn(cctx, t, dir, &Remote{JS: js(), Config: testPolicy, Logger: zerolog.Nop()}, false)
+	}()
 	const units = 18 // 3 builds x 3 scenarios x 2 trials
 	waitFor(ctx, t, probe, UnitStream, units)
 	stopCoordinator()
