@@ -51,14 +51,14 @@ func stack(tb testing.TB) *experiment.Stack {
 func run(ctx context.Context, tb testing.TB, remote experiment.Remote) (string, error) {
 	tb.Helper()
 	dir := tb.TempDir()
-	return filepath.Join(dir, "run"), runIn(ctx, tb, dir, remote, false)
+	return filepath.Join(dir, "run"), runIn(ctx, tb, dir, smallProtocol, remote, false)
 }
 
-// runIn runs smallProtocol in dir/run, or resumes it there.
-func runIn(ctx context.Context, tb testing.TB, dir string, remote experiment.Remote, resume bool) error {
+// runIn runs protocol in dir/run, or resumes it there.
+func runIn(ctx context.Context, tb testing.TB, dir, protocol string, remote experiment.Remote, resume bool) error {
 	tb.Helper()
 	pf := filepath.Join(dir, "p.yaml")
-	if err := os.WriteFile(pf, []byte(smallProtocol), 0o644); err != nil {
+	if err := os.WriteFile(pf, []byte(protocol), 0o644); err != nil {
 		tb.Fatal(err)
 	}
 	opt := experiment.Options{ProtocolPath: pf, RunDir: filepath.Join(dir, "run"), Stack: stack(tb), Logger: zerolog.Nop(), Workers: 1, Remote: remote, Resume: resume}
@@ -265,7 +265,7 @@ func TestCoordinatorRestart(t *testing.T) {
 	dir := t.TempDir()
 	ran := make(chan error, 1)
 	go func() {
-		ran <- runIn(cctx, t, dir, &Remote{JS: js(), Config: testPolicy, Logger: zerolog.Nop()}, false)
+		ran <- runIn(cctx, t, dir, smallProtocol, &Remote{JS: js(), Config: testPolicy, Logger: zerolog.Nop()}, false)
 	}()
 	const units = 18 // 3 builds x 3 scenarios x 2 trials
 	waitFor(ctx, t, probe, UnitStream, units)
@@ -281,7 +281,7 @@ func TestCoordinatorRestart(t *testing.T) {
 	wait()
 
 	remote := &Remote{JS: js(), Config: testPolicy, Logger: zerolog.Nop()}
-	if err := runIn(ctx, t, dir, remote, true); err != nil {
+	if err := runIn(ctx, t, dir, smallProtocol, remote, true); err != nil {
 		t.Fatalf("resumed coordinator: %v", err)
 	}
 	local, dist := readFile(t, filepath.Join(localDir, experiment.ResultsFile)), readFile(t, filepath.Join(dir, "run", experiment.ResultsFile))
