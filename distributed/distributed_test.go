@@ -172,10 +172,7 @@ func TestSweepMatchesLocal(t *testing.T) {
 	if o.err != nil {
 		t.Fatalf("distributed run: %v", o.err)
 	}
-	local, dist := readFile(t, filepath.Join(localDir, experiment.ResultsFile)), readFile(t, filepath.Join(o.dir, experiment.ResultsFile))
-	if !bytes.Equal(local, dist) {
-		t.Errorf("results.json differs between the local and the distributed run:\n%s", cmp.Diff(string(local), string(dist)))
-	}
+	sameResults(t, localDir, o.dir)
 	st := remote.Stats()
 	t.Logf("killed worker took unit %s; stats %+v", unit, st)
 	if unit == "" || st.Redelivered < 1 || st.Answers < st.Units || st.GivenUp != 0 {
@@ -239,6 +236,16 @@ func TestPoisonedUnit(t *testing.T) {
 	}
 }
 
+// sameResults fails unless the run folders' results.json are equal byte
+// for byte.
+func sameResults(tb testing.TB, localDir, distDir string) {
+	tb.Helper()
+	local, dist := readFile(tb, filepath.Join(localDir, experiment.ResultsFile)), readFile(tb, filepath.Join(distDir, experiment.ResultsFile))
+	if !bytes.Equal(local, dist) {
+		tb.Errorf("results.json differs between the local and the distributed run (-local +distributed):\n%s", cmp.Diff(string(local), string(dist)))
+	}
+}
+
 func readFile(tb testing.TB, path string) []byte {
 	tb.Helper()
 	b, err := os.ReadFile(path)
@@ -284,10 +291,7 @@ func TestCoordinatorRestart(t *testing.T) {
 	if err := runIn(ctx, t, dir, smallProtocol, remote, true); err != nil {
 		t.Fatalf("resumed coordinator: %v", err)
 	}
-	local, dist := readFile(t, filepath.Join(localDir, experiment.ResultsFile)), readFile(t, filepath.Join(dir, "run", experiment.ResultsFile))
-	if !bytes.Equal(local, dist) {
-		t.Errorf("results.json differs between the local and the restarted distributed run:\n%s", cmp.Diff(string(local), string(dist)))
-	}
+	sameResults(t, localDir, filepath.Join(dir, "run"))
 	if st := remote.Stats(); st.Answers < units {
 		t.Errorf("stats %+v: want the %d answers the stream kept", st, units)
 	}

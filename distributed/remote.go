@@ -72,7 +72,7 @@ func (r *Remote) Sweep(ctx context.Context, sw *experiment.RemoteSweep) error {
 		case answers <- m:
 		case <-stop:
 		}
-	})
+	}, jetstream.PullMaxMessages(16)) // answers wait in the stream, not in memory
 	if err != nil {
 		return fmt.Errorf("sweep: consume results: %w", err)
 	}
