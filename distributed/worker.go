@@ -162,6 +162,7 @@ func (w *Worker) execute(ctx context.Context, sh *shared, run, key string) ([]by
 	}
 	j, ok := w.jobs[run]
 	if !ok {
+		w.forgetFinished(ctx, sh)
 		j = &openJob{}
 		w.jobs[run] = j
 	}
@@ -178,6 +179,16 @@ func (w *Worker) execute(ctx context.Context, sh *shared, run, key string) ([]by
 	exec := j.exec
 	j.mu.Unlock()
 	return exec.Execute(ctx, key)
+}
+
+// forgetFinished drops the jobs of runs that are over (their job is
+// gone from the bucket), when a new run comes; w.mu is held.
+func (w *Worker) forgetFinished(ctx context.Context, sh *shared) {
+	for run := range w.jobs {
+		if _, err := sh.jobs.Get(ctx, run); errors.Is(err, jetstream.ErrKeyNotFound) {
+			delete(w.jobs, run)
+		}
+	}
 }
 
 // openJob reads run's job and fetches its files into the worker's folder.
