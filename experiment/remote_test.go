@@ -218,3 +218,74 @@ func TestOpenJobRefuses(t *testing.T) {
 		})
 	}
 }
+
+// FuzzUnitKey: a unit key from the wire is the key of a unit of the
+// plan, or refused.
+func FuzzUnitKey(f *testing.F) {
+	_, runDir, err := runProtocol(f, fakeStack(), fakeProtocol, Options{Workers: 1})
+	finished(f, err)
+	pl, _, err := openRun(runDir, fakeStack())
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, k := range []string{"clean/S1/1", "ctl-amount/S3/3", "clean/S1/01", "clean/S1/4", "clean/S1/0", "clean//1", "a/b/c/d", ""} {
+		f.Add(k)
+	}
+	f.Fuzz(func(t *testing.T, key string) {
+		u, err := pl.unitOf(key)
+		if err != nil {
+			return
+		}
+		if got := pl.unitKey(u); got != key {
+			t.Fatalf("unitOf(%q) is the unit %q", key, got)
+		}
+	})
+}
+
+// FuzzUnitAnswer: an answer from the wire is decoded into the unit's
+// items, or refused, and never stores anything when refused.
+func FuzzUnitAnswer(f *testing.F) {
+	_, runDir, err := runProtocol(f, fakeStack(), fakeProtocol, Options{Workers: 1})
+	finished(f, err)
+	man, err := ReadManifest(runDir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	ses := &session{runDir: runDir, man: man}
+	if ses.pl, _, err = openRun(runDir, fakeStack()); err != nil {
+		f.Fatal(err)
+	}
+	job, err := ses.job(1, true)
+	if err != nil {
+		f.Fatal(err)
+	}
+	ctx := context.Background()
+	r, err := fakeStack().OpenJob(ctx, f.TempDir(), job, func(_ context.Context, jf JobFile) ([]byte, error) { return ses.readJobFile(jf) })
+	if err != nil {
+		f.Fatal(err)
+	}
+	const key = "clean/S1/1"
+	good, err := r.Execute(ctx, key)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add([]byte(`{"schema":"baton.unit-result/v1","unit":"clean/S1/1","rows":[]}`))
+	u, err := r.pl.unitOf(key)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		k := newRemoteSink(r.pl, newBitset(r.pl.total()), true)
+		rows, err := k.decode(u, data)
+		if err != nil {
+			if k.missing(u.index) != r.pl.slots() {
+				t.Fatalf("a refused answer (%v) marked items stored", err)
+			}
+			return
+		}
+		if len(rows) != r.pl.slots() || k.missing(u.index) != 0 {
+			t.Fatalf("an accepted answer gave %d rows, left %d items missing; the unit has %d", len(rows), k.missing(u.index), r.pl.slots())
+		}
+	})
+}
