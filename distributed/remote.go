@@ -83,11 +83,8 @@ func (r *Remote) Sweep(ctx context.Context, sw *experiment.RemoteSweep) error {
 		return fmt.Errorf("sweep: advisories: %w", err)
 	}
 	defer sub.Unsubscribe()
-	for _, u := range sw.Units {
-		if _, err := r.JS.Publish(ctx, unitPrefix+sw.Run, []byte(u), jetstream.WithMsgID(sw.Session+"/"+u)); err != nil {
-			return fmt.Errorf("sweep: publish unit %s: %w", u, err)
-		}
-		r.stats.Units++
+	if err := r.publishUnits(ctx, sw); err != nil {
+		return fmt.Errorf("sweep: %w", err)
 	}
 	r.Logger.Info().Str("run", sw.Run).Int("units", len(sw.Units)).Msg("units published")
 	done, err := r.collect(ctx, sh, sw, answers, advisories)
@@ -100,6 +97,33 @@ func (r *Remote) Sweep(ctx context.Context, sw *experiment.RemoteSweep) error {
 		_ = s.Purge(ctx, jetstream.WithPurgeSubject(resultPrefix+sw.Run))
 	}
 	_ = sh.jobs.Purge(ctx, sw.Run)
+	return nil
+}
+
+// publishUnits publishes the units, 256 at a time awaiting the server's
+// acks.
+func (r *Remote) publishUnits(ctx context.Context, sw *experiment.RemoteSweep) error {
+	var pending []jetstream.PubAckFuture
+	for i, u := range sw.Units {
+		f, err := r.JS.PublishAsync(unitPrefix+sw.Run, []byte(u), jetstream.WithMsgID(sw.Session+"/"+u))
+		if err != nil {
+			return fmt.Errorf("publish unit %s: %w", u, err)
+		}
+		if pending = append(pending, f); len(pending) < 256 && i < len(sw.Units)-1 {
+			continue
+		}
+		for _, f := range pending {
+			select {
+			case <-f.Ok():
+				r.stats.Units++
+			case err := <-f.Err():
+				return fmt.Errorf("publish unit %s: %w", f.Msg().Data, err)
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		pending = pending[:0]
+	}
 	return nil
 }
 
