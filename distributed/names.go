@@ -35,7 +35,9 @@ const (
 	hdrDeliveries = "Baton-Deliveries"
 )
 
-// Config is the delivery policy of the units.
+// Config is the delivery policy of the units. Every run on a server
+// shares the worker consumer: the coordinator that starts last sets the
+// policy for all.
 type Config struct {
 	// AckWait is how long a unit may go without an ack or a heartbeat
 	// before it is redelivered (0: 30s). A worker sends heartbeats every
