@@ -47,6 +47,12 @@ that continues it (--run-dir FOLDER --resume), ending with the same
 results.json as an uninterrupted run. --resume without --run-dir continues the
 newest folder of the protocol under --out.
 
+With --nats URL the units run on "baton worker" processes on any machines,
+through a NATS JetStream server, with the same results.json; --nats embedded
+--local-workers N starts a server and N workers here. A unit that fails on
+every delivery is reported as an infrastructure failure, and the run ends
+incomplete by its items until --resume executes them.
+
 ` + exitHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
