@@ -37,8 +37,10 @@ type Worker struct {
 	Workers int
 	Logger  zerolog.Logger
 
-	mu   sync.Mutex
-	jobs map[string]*openJob
+	mu        sync.Mutex
+	jobs      map[string]*openJob
+	wait      time.Duration // the consumer's ack wait
+	waitAsked time.Time
 }
 
 // openJob is a run's job, opened once it opens without error.
@@ -103,7 +105,7 @@ func (w *Worker) unit(ctx context.Context, sh *shared, m jetstream.Msg) error {
 		return m.Term() // not a unit: never deliverable
 	}
 	key := string(m.Data())
-	stop := heartbeat(ctx, sh, m)
+	stop := heartbeat(m, w.ackWait(ctx, sh))
 	data, err := w.execute(ctx, sh, run, key)
 	stop()
 	switch {
@@ -130,11 +132,7 @@ func (w *Worker) unit(ctx context.Context, sh *shared, m jetstream.Msg) error {
 
 // heartbeat tells the server every third of the ack wait that m is in
 // progress, until the returned stop is called.
-func heartbeat(ctx context.Context, sh *shared, m jetstream.Msg) (stop func()) {
-	wait := 30 * time.Second
-	if info, err := sh.units.Info(ctx); err == nil && info.Config.AckWait > 0 {
-		wait = info.Config.AckWait
-	}
+func heartbeat(m jetstream.Msg, wait time.Duration) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -152,6 +150,20 @@ func heartbeat(ctx context.Context, sh *shared, m jetstream.Msg) (stop func()) {
 		}
 	}()
 	return func() { close(done); wg.Wait() }
+}
+
+// ackWait is the worker consumer's ack wait, asked of the server at most
+// every 10s (a coordinator may change it).
+func (w *Worker) ackWait(ctx context.Context, sh *shared) time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.wait == 0 || time.Since(w.waitAsked) > 10*time.Second {
+		w.wait, w.waitAsked = 30*time.Second, time.Now()
+		if info, err := sh.units.Info(ctx); err == nil && info.Config.AckWait > 0 {
+			w.wait = info.Config.AckWait
+		}
+	}
+	return w.wait
 }
 
 // execute runs a unit of run's job, opening the job the first time.
