@@ -49,6 +49,9 @@ type Results struct {
 	Coordination        []CoordinationRow      `json:"coordination"`
 	CoordinationByClass []CoordinationClassRow `json:"coordination_by_class"`
 	Examples            []SuiteExample         `json:"examples"`
+	// Infrastructure lists the work units a distributed sweep gave up on
+	// (see [InfraFailure]); absent when there are none.
+	Infrastructure []InfraFailure `json:"infrastructure_failures,omitempty"`
 
 	// TracePattern, when set, links each drill-down item of report.html to
 	// its trace file, relative to the run folder: {build}, {design},
