@@ -230,6 +230,8 @@ func (m *Mutant) str(key string) *string {
 		return &m.Decision
 	case "from":
 		return &m.From
+	case "change":
+		return &m.Change
 	}
 	panic("mutants: no string field " + key)
 }
