@@ -10,8 +10,12 @@ import (
 // and the control), so it uses Newcombe's interval for independent samples
 // on the two clustered rates; H2 and H3 compare designs B and C on the same
 // mutants and trials, so they use the paired clustered interval
-// ([ClusteredPaired]) over the per-mutant tables of [Results.PairedByMutant].
-// Every figure is taken unrounded; the why text rounds only for reading.
+// ([ClusteredPaired]) over the per-mutant tables of
+// [Results.PairedByMutantHarmful]. Every figure is in the harmful view
+// (see [HarmRow]): detection counts over the (mutant, trial) units in which
+// the mutant did harm, so a flag on a mutant that did no damage never
+// counts as detecting a failure. Every figure is taken unrounded; the why
+// text rounds only for reading.
 
 // mutantFig is a clustered rate with the trial-level count beside it.
 type mutantFig struct {
@@ -43,25 +47,25 @@ func plural(n int) string {
 	return "s"
 }
 
-// mutantClusters collects a design's per-mutant detection over the classes
-// keep selects.
+// mutantClusters collects a design's per-mutant detection of the harmful
+// trials over the classes keep selects.
 func mutantClusters(r *Results, design string, keep func(class string) bool) []Cluster {
 	var out []Cluster
-	for _, m := range r.DetectionByMutant {
+	for _, m := range r.DetectionByMutantHarmful {
 		if m.Design == design && keep(m.Class) {
-			out = append(out, Cluster{m.Detected, m.N})
+			out = append(out, Cluster{m.Detected, m.Harmful})
 		}
 	}
 	return out
 }
 
 // pairs collects the per-mutant paired tables of designs a and b (a's
-// outcome first, whichever order the run stored them in) over the classes
-// keep selects: detection, or, with exact, exact localisation among the
-// trials both detected.
+// outcome first, whichever order the run stored them in) over the harmful
+// trials of the classes keep selects: detection, or, with exact, exact
+// localisation among the trials both detected.
 func pairs(r *Results, a, b string, keep func(class string) bool, exact bool) []Pair {
 	var out []Pair
-	for _, m := range r.PairedByMutant {
+	for _, m := range r.PairedByMutantHarmful {
 		if !keep(m.Class) {
 			continue
 		}
@@ -162,7 +166,7 @@ func evaluateHypotheses(r *Results) []Hypothesis {
 func h1(r *Results, th Thresholds) Hypothesis {
 	h := Hypothesis{
 		ID: "H1",
-		Statement: fmt.Sprintf("Hand-off blindness: design A's detection on the hand-off classes is at least %s below its detection on the control, with non-overlapping 95%% intervals (the mutant is the unit).",
+		Statement: fmt.Sprintf("Hand-off blindness: design A's detection on the hand-off classes is at least %s below its detection on the control, with non-overlapping 95%% intervals (the mutant is the unit; detection of the harmful trials).",
 			F4(th.H1MinGap)),
 	}
 	if !hasDesign(r, "A") {
@@ -218,7 +222,7 @@ func h2(r *Results, th Thresholds) Hypothesis {
 	h := Hypothesis{
 		ID: "H2",
 		Statement: fmt.Sprintf("Contracts close most of the gap: design C's hand-off detection is within %s of design B's, its exact localisation at least %s above B's (both paired on the same mutants and trials, the mutant as the unit), and it costs at most %s of B's per suite. By the protocol's refutation criterion (“%s”), C must also miss no hand-off class that B detects.",
-			F4(th.H2MaxDetectionGap), F4(th.H2MinLocalisationGain), F4(th.H2MaxCostRatio), h2Refutation),
+			F4(th.H2MaxDetectionGap), F4(th.H2MinLocalisationGain), F4(th.H2MaxCostRatio), h2Refutation) + " Detection and localisation are of the harmful trials.",
 	}
 	if !hasDesign(r, "B") || !hasDesign(r, "C") {
 		h.Verdict, h.Why = Inconclusive, "designs B and C must both be in the run"
@@ -268,7 +272,7 @@ func h2(r *Results, th Thresholds) Hypothesis {
 	add(h2Cost(r, th))
 
 	// Whole classes C misses that B reveals.
-	for _, p := range r.Paired {
+	for _, p := range r.PairedHarmful {
 		bc := (p.A == "B" && p.B == "C") || (p.A == "C" && p.B == "B")
 		if !bc || !handOff(p.Class) {
 			continue
@@ -345,7 +349,7 @@ func combine(cs []cond) string {
 func h3(r *Results, th Thresholds) Hypothesis {
 	h := Hypothesis{
 		ID: "H3",
-		Statement: fmt.Sprintf("End-to-end finds but does not locate: among the mutant suite runs both designs detected, design B's share without exact localisation exceeds design C's by at least %s (paired, the mutant as the unit).",
+		Statement: fmt.Sprintf("End-to-end finds but does not locate: among the harmful mutant suite runs both designs detected, design B's share without exact localisation exceeds design C's by at least %s (paired, the mutant as the unit).",
 			F4(th.H3MinGap)),
 	}
 	if !hasDesign(r, "B") || !hasDesign(r, "C") {
