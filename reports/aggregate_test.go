@@ -476,7 +476,11 @@ func TestBenignNeverCountsAsDetected(t *testing.T) {
 		return Item{Build: build, Class: cls, Location: loc, Scenario: "S01", Category: "typical", Trial: trial,
 			TraceHash: build + end, EndHash: end, Reached: 1}
 	}
-	clean := func(trial int) Item { it := obs("clean", trial, "e"); it.Class, it.Location, it.Reached = "", "", 0; return it }
+	clean := func(trial int) Item {
+		it := obs("clean", trial, "e")
+		it.Class, it.Location, it.Reached = "", "", 0
+		return it
+	}
 	items := []Item{
 		clean(0), clean(1), clean(2),
 		obs(m, 0, "harm"), obs(m, 1, "e"), obs(m, 2, "e"), // harm in trial 0 only

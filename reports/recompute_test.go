@@ -25,8 +25,8 @@ var rateSpecs = map[string][]rateSpec{
 	"pass_k":                {{"c", "n", "rate", "ci95"}},
 	"trajectory_matchers": {{"exact", "n", "exact_rate", "exact_ci95"}, {"name_only", "n", "name_only_rate", "name_only_ci95"},
 		{"order_ignored", "n", "order_ignored_rate", "order_ignored_ci95"}},
-	"agreement": {{"agree", "n", "rate", "ci95"}},
-	"detection_harmful": {{"detected", "n", "trial_rate", "trial_ci95"}, {"benign_detected", "benign_n", "benign_rate", "benign_ci95"}},
+	"agreement":                   {{"agree", "n", "rate", "ci95"}},
+	"detection_harmful":           {{"detected", "n", "trial_rate", "trial_ci95"}, {"benign_detected", "benign_n", "benign_rate", "benign_ci95"}},
 	"detection_by_mutant_harmful": {{"detected", "harmful", "rate", "ci95"}},
 }
 
