@@ -130,6 +130,16 @@ func (d *decoder) protocol(data []byte, p *Protocol) {
 					}
 				case "mode":
 					p.Mutants.Mode, _ = d.enum(v2, f, ModeReplace, ModeExtend)
+				case "space":
+					p.Mutants.Space, _ = d.enum(v2, f, Spaces...)
+				case "per_class":
+					if n, ok := d.int(v2, f); ok && n < 0 {
+						d.failf(v2.Line, f, "%d: want 0 (the whole space) or more", n)
+					} else {
+						p.Mutants.PerClass = n
+					}
+				case "seed":
+					p.Mutants.SampleSeed, _ = d.uint64(v2, f)
 				case "ids":
 					p.Mutants.IDs = d.strList(v2, f, nil)
 				case "classes":
@@ -278,6 +288,7 @@ func (d *decoder) protocol(data []byte, p *Protocol) {
 			d.failf(d.lines[r.field], r.field, "missing")
 		}
 	}
+	d.checkSpace(p)
 	if p.Mutants.Catalogue == CatalogueDefault && p.Mutants.Mode == ModeExtend {
 		d.failf(d.lines["mutants.mode"], "mutants.mode", `extend needs a catalogue file to add to the default catalogue`)
 	}

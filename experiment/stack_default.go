@@ -20,6 +20,7 @@ func NewStack(missions *mission.Registry) *Stack {
 		Missions:  missions,
 		Scenarios: missionScenarios,
 		Builds:    missionBuilds,
+		Space:     missionSpace,
 		Contracts: missionContracts,
 		Design:    designs.ByID,
 		Golden:    designs.PrepareGolden,
@@ -65,17 +66,42 @@ func missionBuilds(m mission.Mission, catalogue, mode string) ([]BuildSpec, stri
 	if err != nil {
 		return nil, "", err
 	}
+	return buildSpecs(cat, reports.OriginCatalogue), cat.Hash(), nil
+}
+
+// buildSpecs are a catalogue's mutants as builds of the origin.
+func buildSpecs(cat *mutants.Catalogue, origin string) []BuildSpec {
 	out := make([]BuildSpec, 0, len(cat.Mutants))
 	for _, mu := range cat.Mutants {
 		out = append(out, BuildSpec{
 			Info: reports.BuildInfo{
 				ID: mu.ID, Class: string(mu.Class), Location: string(mu.Location()),
-				Operator: mu.Operator, Description: mu.Description,
+				Operator: mu.Operator, Description: mu.Description, Origin: origin, Source: mu.Source,
 			},
 			Switch: mu.Switch,
 		})
 	}
-	return out, cat.Hash(), nil
+	return out
+}
+
+// missionSpace generates m's mutant space, samples it and encodes the
+// sample as the catalogue file a run folder keeps: read back, so that each
+// build's source is its entry in that file.
+func missionSpace(m mission.Mission, perClass int, seed uint64) ([]BuildSpec, []byte, error) {
+	spec := m.Spec()
+	cat, _, err := mutants.Space(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	header := mutants.SpaceHeader(spec)
+	if perClass > 0 {
+		header += fmt.Sprintf("\nSampled: %d per class, seed %d.", perClass, seed)
+	}
+	data := mutants.Encode(cat.Sample(perClass, seed).Mutants, header)
+	if cat, err = mutants.Parse(mutants.GeneratedName, data, spec); err != nil {
+		return nil, nil, fmt.Errorf("generated space of mission %s: %w", spec.Name, err)
+	}
+	return buildSpecs(cat, reports.OriginGenerated), data, nil
 }
 
 func missionContracts(m mission.Mission, files []string) (designs.ContractChecker, string, error) {

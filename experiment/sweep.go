@@ -362,6 +362,7 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 	}
 	r := a.agg.Results()
 	r.SetBaton(man.Baton)
+	r.SetMutationSources(pl.mutationSources())
 	annotate(r, pl, man)
 	examples := map[string]bool{}
 	for _, ex := range r.Examples {

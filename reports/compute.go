@@ -137,7 +137,8 @@ func (a *Aggregator) view(builds []BuildInfo) *suiteView {
 	return v
 }
 
-// validity applies the gate: every design must catch every control mutant
+// validity applies the gate: every design must catch every hand-written
+// control mutant (a generated one is measured, not a gate)
 // in every trial, by the rule detection counts by: it flags some scenario
 // that it does not flag on the clean twin (same design, scenario and
 // trial). A missing suite run counts as missed, and a run without a
@@ -150,14 +151,16 @@ func (a *Aggregator) validity(designs []string, builds []BuildInfo, runs *suiteV
 	}
 	detected := make(map[key]bool)
 	runs.each(func(r *suiteRun) {
-		if isControl(r.build.Class) {
+		if isControl(r.build.Class) && !r.build.generated() {
 			detected[key{r.design, r.build.ID, r.trial}] = r.detected
 		}
 	})
 	var missed []string
 	controls, checked := 0, 0
 	for _, b := range builds {
-		if !isControl(b.Class) {
+		// A generated control mutant is measured like any other; only
+		// the hand-written ones, chosen to be caught, gate validity.
+		if !isControl(b.Class) || b.generated() {
 			continue
 		}
 		controls++
