@@ -95,9 +95,9 @@ const (
 func strykerStatus(status string) (string, string) {
 	switch status {
 	case StatusKilled:
-		return strykerKilled, "detected, and harmful in some trial"
+		return strykerKilled, "detected in a trial in which it did harm"
 	case StatusSurvived:
-		return strykerSurvived, "harmful in some trial (an end state differed from the clean twin's), never detected"
+		return strykerSurvived, "harmful in some trial (an end state differed from the clean twin's), its harmful trials never detected"
 	case StatusNoCoverage:
 		return strykerNoCoverage, "no scenario reached its target"
 	case StatusFlaggedBenign:
