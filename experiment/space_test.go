@@ -109,3 +109,30 @@ func TestSpaceKeysNeedTheGeneratedSpace(t *testing.T) {
 		t.Errorf("mutants = %+v", got)
 	}
 }
+
+// TestGeneratedListInTheHashes: the catalogue hash the manifest and the
+// input tree record covers the exact list of generated mutants, so a
+// different sample (or space) is a different run.
+func TestGeneratedListInTheHashes(t *testing.T) {
+	hash := func(mutantsYAML string) string {
+		t.Helper()
+		p, err := ParseProtocol([]byte(mutantsYAML), "p.yaml", "", testMissions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := resolve(p, realStack(t), p.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pl.hashes().Catalogue
+	}
+	cat := hash("name: x\n")
+	s5 := hash("mutants:\n  space: generated\n  per_class: 2\n  seed: 5\n")
+	s6 := hash("mutants:\n  space: generated\n  per_class: 2\n  seed: 6\n")
+	if cat == s5 || s5 == s6 {
+		t.Errorf("catalogue hashes: catalogue %s, sample seed 5 %s, seed 6 %s: want all different", short(cat), short(s5), short(s6))
+	}
+	if again := hash("mutants:\n  space: generated\n  per_class: 2\n  seed: 5\n"); again != s5 {
+		t.Errorf("the same sample hashes %s, then %s", short(s5), short(again))
+	}
+}
