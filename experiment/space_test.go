@@ -136,3 +136,36 @@ func TestGeneratedListInTheHashes(t *testing.T) {
 		t.Errorf("the same sample hashes %s, then %s", short(s5), short(again))
 	}
 }
+
+// TestBenignMutantOnTheMission runs a generated mutant that design C
+// flags but that leaves every end state as the clean twin's (action no
+// longer forwards bank_account; boundary pays from the supplier record):
+// it is flagged_benign, and the harmful view counts none of its flags.
+func TestBenignMutantOnTheMission(t *testing.T) {
+	const benign = "drop_field.action-boundary.bank_account"
+	_, dir, err := runProtocol(t, realStack(t), `name: benign
+trials: 2
+seed: 3
+scenarios:
+  ids: [S01, S14]
+mutants:
+  space: both
+  ids: [`+benign+`, ctl-boundary-payment-currency]
+designs: [C]
+`, Options{Workers: 2})
+	finished(t, err)
+	var r reports.Results
+	if err := json.Unmarshal(readFile(t, filepath.Join(dir, ResultsFile)), &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range r.Mutants {
+		if m.ID == benign && (m.Status != reports.StatusFlaggedBenign || m.HarmfulRuns != 0 || len(m.DetectedBy) == 0) {
+			t.Errorf("%s: status %s, %d harmful runs, detected by %v; want flagged_benign, 0, [C]", benign, m.Status, m.HarmfulRuns, m.DetectedBy)
+		}
+	}
+	for _, h := range r.DetectionByMutantHarmful {
+		if h.Build == benign && (h.Harmful != 0 || h.Detected != 0 || h.BenignDetected == 0) {
+			t.Errorf("harmful view of %s: %+v; want no harmful trial, no detection, benign flags apart", benign, h)
+		}
+	}
+}
