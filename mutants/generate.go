@@ -160,7 +160,7 @@ func formatsOf(t mission.FieldType) []string {
 }
 
 // renamed is the name a new serialiser would give a field: its camelCase
-// name ("supplier_id" → "supplierId"), or for one word its capitalised one
+// name ("due_date" → "dueDate"), or for one word its capitalised one
 // ("currency" → "Currency"); "" when that is a field the edge already
 // carries.
 func renamed(name string, fields []mission.Field) string {

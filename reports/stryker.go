@@ -38,7 +38,7 @@ const (
 type MutationSources struct {
 	Files map[string][]byte
 	// TestFile names the group the tests are listed under (the mission's
-	// scenarios, "mission/invoice/scenarios").
+	// scenarios, "mission/<name>/scenarios").
 	TestFile string
 	Tests    []MutationTest
 }
