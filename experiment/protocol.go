@@ -110,8 +110,9 @@ const (
 	ModeExtend       = "extend"
 )
 
-// KnownDesigns lists the design ids a protocol may name.
-var KnownDesigns = []string{"A", "B", "C"}
+// KnownDesigns lists the base design ids a protocol may name; a variant
+// adds its parameters' values ("A.wire", "C.schema", see designs.Lookup).
+var KnownDesigns = []string{"A", "B", "C", "D"}
 
 // Level returns the protocol's contract level.
 func (p *Protocol) Level() contracts.Level {

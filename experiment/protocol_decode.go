@@ -165,11 +165,7 @@ func (d *decoder) protocol(data []byte, p *Protocol) {
 				}
 			})
 		case "designs":
-			ds := d.strList(v, key, KnownDesigns)
-			if v.Kind == yaml.SequenceNode && len(ds) == 0 && len(v.Content) == 0 {
-				d.failf(v.Line, key, "empty: want at least one of %s", strings.Join(KnownDesigns, ", "))
-			}
-			p.Designs = ds
+			p.Designs = d.designs(v, key)
 		case "design_a_inputs":
 			p.DesignAInputs, _ = d.enum(v, key, InputsGolden, InputsRecorded)
 		case "trials":
@@ -220,24 +216,7 @@ func (d *decoder) protocol(data []byte, p *Protocol) {
 				p.ReviewSample = n
 			}
 		case "cost_weights":
-			d.mapping(v, key, func(key2 string, k2, v2 *yaml.Node) {
-				f := key + "." + key2
-				w := &p.CostWeights
-				switch key2 {
-				case "per_model_call":
-					w.PerModelCall, _ = d.nonNegative(v2, f)
-				case "per_1k_tokens":
-					w.Per1kTokens, _ = d.nonNegative(v2, f)
-				case "per_tool_call":
-					w.PerToolCall, _ = d.nonNegative(v2, f)
-				case "per_sandbox_reset":
-					w.PerSandboxReset, _ = d.nonNegative(v2, f)
-				case "currency":
-					w.Currency, _ = d.str(v2, f)
-				default:
-					d.unknown(k2, f)
-				}
-			})
+			d.costWeights(v, key, &p.CostWeights)
 		case "thresholds":
 			d.mapping(v, key, func(key2 string, k2, v2 *yaml.Node) {
 				f := key + "." + key2
@@ -259,7 +238,9 @@ func (d *decoder) protocol(data []byte, p *Protocol) {
 				case "h3_min_gap":
 					t.H3MinGap, _ = d.prob(v2, f)
 				default:
-					d.unknown(k2, f)
+					if !d.hypothesisDesign(key2, v2, f, t) {
+						d.unknown(k2, f)
+					}
 				}
 			})
 		default:

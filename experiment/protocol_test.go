@@ -29,8 +29,9 @@ func TestDefaultProtocol(t *testing.T) {
 		Designs                              []string
 		Trials                               int
 		Thresholds                           reports.Thresholds
-	}{"default", "default", "replace", "semantic", "golden", []string{"A", "B", "C"}, 20,
-		reports.Thresholds{H1MinGap: 0.3, H2MaxDetectionGap: 0.1, H2MinLocalisationGain: 0.2, H2MaxCostRatio: 0.5, H3MinGap: 0}}
+	}{"default", "default", "replace", "semantic", "golden", []string{"A", "A.wire", "A.recorded", "B", "C", "C.schema", "D"}, 20,
+		reports.Thresholds{H1MinGap: 0.3, H2MaxDetectionGap: 0.1, H2MinLocalisationGain: 0.2, H2MaxCostRatio: 0.5, H3MinGap: 0,
+			H1Design: "A", H2Design: "C", H2Baseline: "B", H3Design: "C", H3Baseline: "B"}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("default protocol (-want +got):\n%s", d)
 	}
@@ -96,9 +97,10 @@ func TestProtocolBadInput(t *testing.T) {
 		{"trials zero", "trials: 0\n", "p.yaml:1: trials: 0: want at least 1"},
 		{"trials float", "trials: 2.5\n", "p.yaml:1: trials: want an integer, got number 2.5"},
 		{"seed negative", "seed: -1\n", "p.yaml:1: seed: -1: want an integer from 0 to 18446744073709551615"},
-		{"unknown design", "designs: [A, D]\n", `p.yaml:1: designs[1]: unknown design "D" (known: A, B, C)`},
+		{"unknown design", "designs: [A, E]\n", `p.yaml:1: designs[1]: design "E": unknown design "E" (known: A, B, C, D)`},
+		{"bad variant", "designs: [A.semantic]\n", `p.yaml:1: designs[0]: design "A.semantic": "semantic" is no value of A's parameters (scorecard: result, wire; inputs: golden, recorded)`},
 		{"design twice", "designs:\n  - A\n  - A\n", `p.yaml:3: designs[1]: "A" listed twice`},
-		{"no designs", "designs: []\n", "p.yaml:1: designs: empty: want at least one of A, B, C"},
+		{"no designs", "designs: []\n", "p.yaml:1: designs: empty: want at least one of A, B, C, D (or a variant, such as A.wire)"},
 		{"designs not a list", "designs: A\n", `p.yaml:1: designs: want a list, got string "A"`},
 		{"unknown class", "mutants:\n  classes: [context_loss, typo]\n", `p.yaml:2: mutants.classes[1]: unknown class "typo" (known: context_loss, ambiguous_ownership, duplicate_action, escalation_gap, contract_drift, control)`},
 		{"bad catalogue mode", "mutants:\n  mode: merge\n", `p.yaml:2: mutants.mode: unknown value "merge" (want replace or extend)`},
@@ -154,7 +156,7 @@ func TestProtocolManyErrors(t *testing.T) {
 		t.Fatal("want errors")
 	}
 	lines := strings.Split(err.Error(), "\n")
-	want := []string{"p.yaml:1: trials: 0: want at least 1", "p.yaml:2: foo: unknown field", `p.yaml:3: designs[0]: unknown design "Z" (known: A, B, C)`}
+	want := []string{"p.yaml:1: trials: 0: want at least 1", "p.yaml:2: foo: unknown field", `p.yaml:3: designs[0]: design "Z": unknown design "Z" (known: A, B, C, D)`}
 	if d := cmp.Diff(want, lines); d != "" {
 		t.Errorf("errors (-want +got):\n%s", d)
 	}
@@ -195,7 +197,7 @@ func TestProtocolResolveErrors(t *testing.T) {
 // TestProtocolSelection checks the selection semantics: union of ids and
 // included tags, minus excluded tags, in id order.
 func TestProtocolSelection(t *testing.T) {
-	p, err := ParseProtocol([]byte("scenarios:\n  ids: [S3]\n  include_tags: [currency:USD]\nmutants:\n  classes: [control]\n"), "p.yaml", "", testMissions())
+	p, err := ParseProtocol([]byte("designs: [A, B, C]\nscenarios:\n  ids: [S3]\n  include_tags: [currency:USD]\nmutants:\n  classes: [control]\n"), "p.yaml", "", testMissions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 // smallProtocol runs the real stack on a few scenarios and mutants (one
 // per class it needs: the control, a context loss, a duplicate action).
 const smallProtocol = `name: small
+designs: [A, B, C]
 trials: 2
 seed: 3
 scenarios:
@@ -47,7 +48,7 @@ func storedRows(tb testing.TB, runDir string) []string {
 	defer s.db.Close()
 	var out []string
 	for _, q := range []string{
-		`SELECT id, seed, flagged, blame, findings, model_calls, tool_calls, tokens, sandbox_resets, slipped, faulted, reached, success, run_sha256, trace_sha256 FROM items ORDER BY id`,
+		`SELECT id, seed, flagged, blame, findings, model_calls, tool_calls, tokens, environment_resets + fixture_resets, slipped, faulted, reached, success, run_sha256, trace_sha256 FROM items ORDER BY id`,
 		`SELECT item_id, seq, rule, message, location, evidence, '', '', '', '', '', '', '', '', '' FROM findings ORDER BY item_id, seq`,
 	} {
 		rows, err := s.db.Query(q)

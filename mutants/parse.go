@@ -38,7 +38,7 @@ func (e *Error) Error() string {
 
 // keys are the keys a catalogue entry may have.
 var keys = func() []string {
-	k := []string{"id", "class", "operator", "edge", "agent", "description"}
+	k := []string{"id", "class", "operator", "edge", "agent", "description", "intent"}
 	for _, p := range AllParams {
 		k = append(k, string(p))
 	}
@@ -183,6 +183,9 @@ func (p *parser) entry(i int, n *yaml.Node) (m *Mutant, lines map[string]int, ok
 		}
 		*m.str(key) = strings.TrimSpace(v.Value)
 	}
+	if l, ok := lines["intent"]; ok && m.Intent != IntentRegression && m.Intent != IntentVersionChange {
+		p.errorf(l, label, "intent", "unknown intent %q (want %s or %s)", m.Intent, IntentRegression, IntentVersionChange)
+	}
 	for _, err := range m.Validate(p.spec) {
 		var fe *FieldError
 		if !errors.As(err, &fe) {
@@ -216,6 +219,8 @@ func (m *Mutant) str(key string) *string {
 		return &m.Agent
 	case "description":
 		return &m.Description
+	case "intent":
+		return &m.Intent
 	case "field":
 		return &m.Field
 	case "to":

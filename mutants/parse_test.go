@@ -432,3 +432,35 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestParseIntent(t *testing.T) {
+	entry := func(intent string) string {
+		return "mutants:\n  - id: x\n    class: contract_drift\n    operator: reformat_field\n    edge: action->boundary\n    field: gross\n    format: cents\n    description: d\n" + intent
+	}
+	for _, tc := range []struct {
+		name, yaml string
+		want       bool
+		wantErr    string
+	}{
+		{"default is a regression", entry(""), false, ""},
+		{"regression", entry("    intent: regression\n"), false, ""},
+		{"version change", entry("    intent: version_change\n"), true, ""},
+		{"unknown", entry("    intent: refactor\n"), false, `cat.yaml:9: mutant x: intent: unknown intent "refactor" (want regression or version_change)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cat, err := Parse("cat.yaml", []byte(tc.yaml), invoice.Spec())
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("err = %v, want %s", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cat.Mutants[0].VersionChange(); got != tc.want {
+				t.Errorf("VersionChange() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
