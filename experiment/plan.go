@@ -315,22 +315,22 @@ func (pl *plan) goldenOf(bi, si int) []mission.Golden {
 // ids and the scenarios carrying an included tag (all when both are empty),
 // minus those carrying an excluded tag; in id order.
 func selectScenarios(p *Protocol, all []*mission.Scenario) ([]*mission.Scenario, error) {
-	ids := map[string]bool{}
+	ids := map[string]string{} // id -> where it is defined
 	tags := map[string]bool{}
 	for _, sc := range all {
 		if strings.Contains(sc.ID, "/") {
 			return nil, p.errorf("scenarios", "scenario id %q contains '/'", sc.ID)
 		}
-		if ids[sc.ID] {
-			return nil, p.errorf("scenarios", "scenario id %q defined twice", sc.ID)
+		if first, dup := ids[sc.ID]; dup {
+			return nil, p.errorf("scenarios.files", "scenario id %q defined twice: in %s and in %s", sc.ID, first, sc.Source)
 		}
-		ids[sc.ID] = true
+		ids[sc.ID] = sc.Source
 		for _, t := range sc.Tags {
 			tags[t] = true
 		}
 	}
 	for i, id := range p.Scenarios.IDs {
-		if !ids[id] {
+		if _, ok := ids[id]; !ok {
 			return nil, p.errorf(fmt.Sprintf("scenarios.ids[%d]", i), "unknown scenario %q", id)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/baton-lab/baton/input"
 	"github.com/baton-lab/baton/mutants"
 	"github.com/baton-lab/baton/reports"
 )
@@ -41,21 +42,19 @@ func (s MutantSelection) space() string {
 // generated reports whether the protocol runs the generated space.
 func (s MutantSelection) generated() bool { return s.space() != SpaceCatalogue }
 
-// checkSpace checks the generated-space keys against each other: a
-// sample size or seed without the generated space is an error, not a
-// silent no-op.
-func (d *decoder) checkSpace(p *Protocol) {
-	m := p.Mutants
+// checkSpace checks the generated-space keys: a known space, a sample
+// size of 0 or more, and no sample size or seed without the generated
+// space (an error, not a silent no-op).
+func checkSpace(d *input.Decoder, m MutantSelection) {
+	if m.Space != "" {
+		d.OneOf("mutants.space", "space", m.Space, Spaces)
+	}
+	d.Check(m.PerClass >= 0, "mutants.per_class", "%d: want 0 (the whole space) or more", m.PerClass)
 	if m.generated() {
 		return
 	}
-	for _, k := range []struct {
-		field string
-		set   bool
-	}{{"mutants.per_class", m.PerClass != 0}, {"mutants.seed", m.SampleSeed != 0}} {
-		if k.set {
-			d.failf(d.lines[k.field], k.field, "only with mutants.space %s or %s (space is %s)", SpaceGenerated, SpaceBoth, m.space())
-		}
+	for _, k := range []string{"mutants.per_class", "mutants.seed"} {
+		d.Check(!d.Has(k), k, "only with mutants.space %s or %s (space is %s)", SpaceGenerated, SpaceBoth, m.space())
 	}
 }
 

@@ -287,11 +287,11 @@ func TestRealBadInputFiles(t *testing.T) {
 		want                          []string
 	}{
 		{"catalogue", "name: bad\nmutants:\n  catalogue: cat.yaml\n", "cat.yaml", "mutants:\n  - id: x\n    class: nonsense\n",
-			[]string{"p.yaml:3: mutants.catalogue: load: ", "cat.yaml:3"}},
+			[]string{"p.yaml:3:14: mutants.catalogue: load: ", "cat.yaml:3"}},
 		{"contracts", "name: bad\ncontracts:\n  files: [c.yaml]\n", "c.yaml", "edge: intake->action\nunknown_key: 1\n",
-			[]string{"p.yaml:3: contracts.files: load: ", "c.yaml:"}},
+			[]string{"p.yaml:3:10: contracts.files: load: ", "c.yaml:"}},
 		{"scenarios", "name: bad\nscenarios:\n  files: [s.yaml]\n", "s.yaml", "scenarios:\n  - id: X1\n    bogus: 1\n",
-			[]string{"p.yaml:3: scenarios.files: load: ", "s.yaml:"}},
+			[]string{"p.yaml:3:10: scenarios.files: load: ", "s.yaml:"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

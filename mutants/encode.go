@@ -51,7 +51,7 @@ func Encode(muts []*Mutant, header string) []byte {
 				}
 				continue
 			}
-			key(string(p), scalar(*m.str(string(p))))
+			key(string(p), scalar(m.paramString(p)))
 		}
 		key("description", scalar(m.Description))
 	}
@@ -97,4 +97,27 @@ func flow(v any) string {
 		return scalar(s)
 	}
 	return jsonText(v)
+}
+
+// paramString returns the value of a string parameter of the entry.
+func (m *Mutant) paramString(p Param) string {
+	switch p {
+	case ParamField:
+		return m.Field
+	case ParamTo:
+		return m.To
+	case ParamFormat:
+		return m.Format
+	case ParamTool:
+		return m.Tool
+	case ParamArg:
+		return m.Arg
+	case ParamDecision:
+		return m.Decision
+	case ParamFrom:
+		return m.From
+	case ParamChange:
+		return m.Change
+	}
+	panic("mutants: no string parameter " + string(p))
 }
