@@ -135,6 +135,7 @@ pre-registered verdict on the protocol's hypotheses.
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.AddCommand(
 		newRunCmd(g),
+		newWorkerCmd(g),
 		newMissionsCmd(g),
 		newReportCmd(g),
 		newReplayCmd(g),
