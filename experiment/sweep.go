@@ -379,6 +379,7 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 	}
 	r := a.agg.Results()
 	r.SetBaton(man.Baton)
+	r.SetMutationSources(pl.mutationSources())
 	annotate(r, pl, man)
 	r.Infrastructure = failed
 	examples := map[string]bool{}

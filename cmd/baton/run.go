@@ -118,7 +118,9 @@ incomplete by its items until --resume executes them.
 }
 
 // printSummary writes the run folder, the validity gate, the hypotheses
-// and the detection table: what a researcher reads first.
+// and the detection table, with the harmful view beside it (detection of
+// the harmful trials, and the benign mutants flagged anyway): what a
+// researcher reads first.
 func printSummary(w io.Writer, runDir string, r *reports.Results) {
 	fmt.Fprintf(w, "run folder: %s\n", runDir)
 	if r == nil {
@@ -138,11 +140,17 @@ func printSummary(w io.Writer, runDir string, r *reports.Results) {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "DESIGN\tCLASS\tDETECTION [95% CI] (MUTANTS)\tTRIAL LEVEL (k/n), CONDITIONAL ON THESE MUTANTS\tRAW")
+	fmt.Fprintln(tw, "DESIGN\tCLASS\tDETECTION [95% CI] (MUTANTS)\tTRIAL LEVEL (k/n), CONDITIONAL ON THESE MUTANTS\tRAW\tOF HARM [95% CI] (HARMFUL MUTANTS)\tBENIGN FLAGGED")
+	harm := map[[2]string]reports.HarmRow{}
+	for _, h := range r.DetectionHarmful {
+		harm[[2]string{h.Design, h.Class}] = h
+	}
 	for _, d := range r.Detection {
-		fmt.Fprintf(tw, "%s\t%s\t%.3f [%.3f-%.3f] (%d)\t%.3f [%.3f-%.3f] (%d/%d)\t%d/%d\n", d.Design, d.Class,
+		h := harm[[2]string{d.Design, d.Class}]
+		fmt.Fprintf(tw, "%s\t%s\t%.3f [%.3f-%.3f] (%d)\t%.3f [%.3f-%.3f] (%d/%d)\t%d/%d\t%.3f [%.3f-%.3f] (%d)\t%d/%d\n", d.Design, d.Class,
 			float64(d.Rate), float64(d.CI95[0]), float64(d.CI95[1]), d.Units,
-			float64(d.TrialRate), float64(d.TrialCI95[0]), float64(d.TrialCI95[1]), d.Detected, d.N, d.RawDetected, d.N)
+			float64(d.TrialRate), float64(d.TrialCI95[0]), float64(d.TrialCI95[1]), d.Detected, d.N, d.RawDetected, d.N,
+			float64(h.Rate), float64(h.CI95[0]), float64(h.CI95[1]), h.Units, h.FlaggedBenign, h.BenignMutants)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nfull report: %s/report.md (and report.html)\n", runDir)
