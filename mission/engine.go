@@ -310,11 +310,7 @@ func (e *engine) RunCore(ctx context.Context, b Build, agent Agent, sc *Scenario
 	r.release()
 	r.sb.Recycle()
 	r.sb = nil
-	var calls []ToolCall
-	if r.last != nil {
-		calls = r.last.calls
-	}
-	return &CoreRun{Agent: agent, Item: item, Calls: calls, Result: res, Trace: &r.trace, Cost: r.cost}, nil
+	return &CoreRun{Agent: agent, Item: item, Calls: r.aloneCalls, Result: res, Trace: &r.trace, Cost: r.cost}, nil
 }
 
 // runAlone plays agent ai's turns on in and returns the item and the last

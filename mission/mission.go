@@ -122,8 +122,11 @@ type Run struct {
 
 // CoreRun is the outcome of one core run alone.
 type CoreRun struct {
-	Agent  Agent
-	Item   string
+	Agent Agent
+	Item  string
+	// Calls are the logical tool calls of every turn the core took on the
+	// item, in order (an entry agent's turn on its input, then one per
+	// message), as a golden records them.
 	Calls  []ToolCall
 	Result Result
 	Trace  *Trace
