@@ -313,8 +313,8 @@ func (e *engine) RunCore(ctx context.Context, b Build, agent Agent, sc *Scenario
 	return &CoreRun{Agent: agent, Item: item, Calls: r.aloneCalls, Result: res, Trace: &r.trace, Cost: r.cost}, nil
 }
 
-// runAlone plays agent ai's turns on in and returns the item and the last
-// result.
+// runAlone plays agent ai's turns on in and returns the item and the
+// turns' results merged ([mergeResults]), as a golden records them.
 func (r *runner) runAlone(ai int, in CoreInput) (string, Result) {
 	item := in.Item
 	var res Result
@@ -359,7 +359,7 @@ func (r *runner) runAlone(ai int, in CoreInput) (string, Result) {
 		if item == "" {
 			item = h.Item
 		}
-		res = r.turn(ai, h.Item, turnInput{raw: raw, msg: h, read: len(raw)})
+		res = mergeResults(res, r.turn(ai, h.Item, turnInput{raw: raw, msg: h, read: len(raw)}))
 	}
 	return item, res
 }
