@@ -161,3 +161,28 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestInvoiceMission: the release decision runs on the invoice mission
+// too: a version whose boundary skips look-ups breaks its hard rules and
+// is held against one that does not.
+func TestInvoiceMission(t *testing.T) {
+	data := []byte(`name: invoice-test
+mission: {name: invoice}
+scenarios: {include_tags: [category:typical]}
+trials: 3
+seed: 7
+baseline: {name: old, profile: {boundary: {skip_lookup: 0.0}}}
+candidate: {name: new, profile: {boundary: {skip_lookup: 0.5}, intake: {misread: 0.05}}}
+rule:
+  - {metric: hard_violations, max: 0}
+  - {metric: outcome_difference, min: 0}
+`)
+	r, err := Decide(context.Background(), plan(t, "invoice.yaml", data), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Mission != "invoice" || len(r.Scenarios) == 0 || r.Baseline.Violations != 0 || r.Candidate.Violations == 0 || r.Verdict != Hold {
+		t.Errorf("invoice: %d scenarios, violations %d vs %d, verdict %s; want violations only in the candidate, hold",
+			len(r.Scenarios), r.Baseline.Violations, r.Candidate.Violations, r.Verdict)
+	}
+}
