@@ -64,7 +64,7 @@ func document(r *Result) doc {
 			fmt.Sprintf("paired difference %s − %s: %s [%s, %s] (Newcombe's method 10 for paired proportions, paired by scenario × trial: both correct %d, only %s %d, only %s %d, neither %d)",
 				c.Name, b.Name, signedPct(r.Difference.Difference), signedPct(r.Difference.Lo), signedPct(r.Difference.Hi),
 				r.Difference.Both, c.Name, r.Difference.OnlyCandidate, b.Name, r.Difference.OnlyBaseline, r.Difference.Neither),
-			"Hard violations count (run, agent, ticket) whose calls broke a hard trajectory rule; \"correct anyway\" counts runs with a violation whose end state was right (right by luck).",
+			"Hard violations count (run, agent, item) whose calls broke a hard trajectory rule; \"correct anyway\" counts runs with a violation whose end state was right (right by luck).",
 			fmt.Sprintf("rules broken: %s %s; %s %s", b.Name, rulesText(b.ByRule), c.Name, rulesText(c.ByRule)),
 		},
 		head: []string{"VERSION", "OUTCOME", "INTERVAL", "HARD VIOLATIONS", "CORRECT ANYWAY", "AVG MODEL CALLS"},

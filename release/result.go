@@ -51,7 +51,8 @@ type Arm struct {
 	CorrectWithViolation int         `json:"correct_with_violation"`
 	ByRule               []RuleCount `json:"by_rule"`
 	// Failures groups the wrong end states by the kinds of record they
-	// differ on ("bug+reply+route": a misrouted crash), most first.
+	// differ on ("bug+reply": a bug and a reply are not as expected), most
+	// first.
 	Failures []FailureCount `json:"failures"`
 	// ModelCalls is the mean number of model calls per run.
 	ModelCalls float64 `json:"model_calls"`
