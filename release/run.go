@@ -110,6 +110,7 @@ func trial(ctx context.Context, pl *Plan, prof mission.Profile, sc *mission.Scen
 	slices.Sort(kinds)
 	out.failure = strings.Join(kinds, "+")
 	out.violations, out.rules = violations(pl.Mission.Spec(), r.Trace)
+	r.Trace.Recycle()
 	return out, nil
 }
 
