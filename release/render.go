@@ -1,10 +1,12 @@
 package release
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -116,12 +118,21 @@ func signedPct(v float64) string {
 }
 
 func rulesText(rc []RuleCount) string {
-	if len(rc) == 0 {
+	return joinOrNone(rc, func(x RuleCount) string { return fmt.Sprintf("%s ×%d", x.Rule, x.Breaches) })
+}
+
+func failureText(fc []FailureCount) string {
+	return joinOrNone(fc, func(x FailureCount) string { return fmt.Sprintf("%s %d", x.Record, x.Runs) })
+}
+
+// joinOrNone lists xs, each as f writes it, or says none.
+func joinOrNone[T any](xs []T, f func(T) string) string {
+	if len(xs) == 0 {
 		return "none"
 	}
-	parts := make([]string, len(rc))
-	for i, x := range rc {
-		parts[i] = fmt.Sprintf("%s ×%d", x.Rule, x.Breaches)
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = f(x)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -162,12 +173,7 @@ func clusterNote(r *Result) string {
 			fs = append(fs, f{c.Scenario, n})
 		}
 	}
-	// Insertion sort by count (descending), then id: the list is short.
-	for i := 1; i < len(fs); i++ {
-		for j := i; j > 0 && (fs[j].n > fs[j-1].n || fs[j].n == fs[j-1].n && fs[j].id < fs[j-1].id); j-- {
-			fs[j], fs[j-1] = fs[j-1], fs[j]
-		}
-	}
+	slices.SortFunc(fs, func(a, b f) int { return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(a.id, b.id)) })
 	parts := make([]string, len(fs))
 	for i, x := range fs {
 		parts[i] = fmt.Sprintf("%s %d", x.id, x.n)
@@ -268,15 +274,4 @@ func WriteHTML(w io.Writer, r *Result) error {
 	b.WriteString("</body></html>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func failureText(fc []FailureCount) string {
-	if len(fc) == 0 {
-		return "none"
-	}
-	parts := make([]string, len(fc))
-	for i, x := range fc {
-		parts[i] = fmt.Sprintf("%s %d", x.Record, x.Runs)
-	}
-	return strings.Join(parts, ", ")
 }
