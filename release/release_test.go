@@ -82,3 +82,21 @@ func TestDefaultProtocolRegime(t *testing.T) {
 		t.Errorf("model calls v1 %.2f, v2 %.2f: the seed's are 4.3 and 4.4", b.ModelCalls, c.ModelCalls)
 	}
 }
+
+// TestDeterministic: the same protocol gives byte-identical results.
+func TestDeterministic(t *testing.T) {
+	f := triage.ReleaseProtocol()
+	var out [2][]byte
+	for i := range out {
+		r, err := Decide(context.Background(), plan(t, f.Name, f.Data), Options{UntilDecided: true, MaxTrials: 40})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out[i], err = r.JSON(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if string(out[0]) != string(out[1]) {
+		t.Error("two runs of the same protocol differ")
+	}
+}
