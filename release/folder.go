@@ -2,6 +2,8 @@ package release
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,12 +65,32 @@ func NewFolder(out, protocol string, seed uint64) (string, error) {
 	}
 }
 
-// WriteFolder writes the protocol as run, results.json, report.md and
-// report.html into dir; each file is written whole or not at all.
-func WriteFolder(dir string, protocol []byte, r *Result) error {
+// Manifest says what produced a release run folder: the binary, Go, the
+// mission, and the SHA-256 of the protocol's bytes and of the mission's
+// scenario suite.
+type Manifest struct {
+	Baton          string `json:"baton"`
+	Go             string `json:"go"`
+	Mission        string `json:"mission"`
+	MissionVersion string `json:"mission_version"`
+	ProtocolSHA256 string `json:"protocol_sha256"`
+	SuiteSHA256    string `json:"suite_sha256"`
+	Verdict        string `json:"verdict"`
+}
+
+// WriteFolder writes the protocol as run, manifest.json, results.json,
+// report.md and report.html into dir; each file is written whole or not
+// at all.
+func WriteFolder(dir string, protocol []byte, man Manifest, r *Result) error {
 	js, err := r.JSON()
 	if err != nil {
 		return err
+	}
+	sum := sha256.Sum256(protocol)
+	man.ProtocolSHA256, man.Mission, man.MissionVersion, man.Verdict = hex.EncodeToString(sum[:]), r.Mission, r.MissionVersion, r.Verdict.String()
+	mj, err := json.MarshalIndent(man, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode manifest: %w", err)
 	}
 	var md, page bytes.Buffer
 	if err := WriteMarkdown(&md, r); err != nil {
@@ -80,7 +102,7 @@ func WriteFolder(dir string, protocol []byte, r *Result) error {
 	for _, f := range []struct {
 		name string
 		data []byte
-	}{{"protocol.yaml", protocol}, {"results.json", js}, {"report.md", md.Bytes()}, {"report.html", page.Bytes()}} {
+	}{{"protocol.yaml", protocol}, {"manifest.json", append(mj, '\n')}, {"results.json", js}, {"report.md", md.Bytes()}, {"report.html", page.Bytes()}} {
 		if err := writeAtomic(filepath.Join(dir, f.name), f.data); err != nil {
 			return err
 		}

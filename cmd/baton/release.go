@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 
 	"github.com/spf13/cobra"
 
+	"github.com/baton-lab/baton/internal/version"
 	"github.com/baton-lab/baton/mission/triage"
 	"github.com/baton-lab/baton/release"
 )
@@ -87,7 +89,12 @@ as JSON); results.json, report.md and report.html go to a new folder under --out
 			if err != nil {
 				return err
 			}
-			if err := release.WriteFolder(dir, data, res); err != nil {
+			_, suite, err := pl.Mission.Scenarios()
+			if err != nil {
+				return err
+			}
+			man := release.Manifest{Baton: version.String(), Go: runtime.Version(), SuiteSHA256: suite}
+			if err := release.WriteFolder(dir, data, man, res); err != nil {
 				return err
 			}
 			if asJSON {
