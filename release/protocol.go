@@ -275,6 +275,11 @@ func (p *Protocol) Resolve(reg *mission.Registry) (*Plan, error) {
 	errs = append(errs, err)
 	cand, err := p.profile(spec, "candidate", p.Candidate.Profile)
 	errs = append(errs, err)
+	for tool := range p.Faults {
+		if _, ok := spec.Tools.Tool(tool); !ok && tool != "*" && tool != "transport" {
+			errs = append(errs, p.errAt("faults."+tool, "mission %s has no tool %q (\"*\" is every tool, \"transport\" the hand-offs)", spec.Name, tool))
+		}
+	}
 	all, _, err := m.Scenarios()
 	if err != nil {
 		return nil, fmt.Errorf("%s: scenarios: %w", p.file, err)

@@ -143,6 +143,7 @@ func TestBadInput(t *testing.T) {
 			"bad.yaml:7: candidate.scenarios: differs from the protocol's scenarios"},
 		{"unknown mission", "mission: {name: triage", "mission: {name: helpdesk", `bad.yaml:2: mission.name: unknown mission "helpdesk"`},
 		{"unknown key", "trials: 20", "trails: 20", "bad.yaml:4: field trails not found"},
+		{"unknown tool", "seed: 7", "seed: 7\nfaults: {refund: {timeout_before_commit: 0.1}}", `bad.yaml:6: faults.refund: mission triage has no tool "refund"`},
 		{"rate out of range", "misroute: 0.1}", "misroute: 1.5}", "bad.yaml:6: baseline.profile.supervisor.misroute: a rate in [0, 1], got 1.5"},
 	}
 	for _, tt := range tests {
