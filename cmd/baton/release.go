@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"runtime"
@@ -55,63 +56,7 @@ as JSON); results.json, report.md and report.html go to a new folder under --out
 ` + releaseExitHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if opt.UntilDecided && opt.MaxTrials < 1 {
-				return &usageError{fmt.Errorf("--until-decided needs --max-trials N")}
-			}
-			if !opt.UntilDecided && cmd.Flags().Changed("max-trials") {
-				return &usageError{fmt.Errorf("--max-trials needs --until-decided")}
-			}
-			name, data := triage.ReleaseName, triage.ReleaseProtocol().Data
-			if protocolPath != "" {
-				b, err := os.ReadFile(protocolPath)
-				if err != nil {
-					return fmt.Errorf("release: %w", err)
-				}
-				name, data = protocolPath, b
-			}
-			p, err := release.Parse(name, data)
-			if err != nil {
-				return err
-			}
-			reg, err := missions()
-			if err != nil {
-				return err
-			}
-			pl, err := p.Resolve(reg)
-			if err != nil {
-				return err
-			}
-			res, err := release.Decide(cmd.Context(), pl, opt)
-			if err != nil {
-				return err
-			}
-			dir, err := release.NewFolder(out, p.Name, p.Seed)
-			if err != nil {
-				return err
-			}
-			_, suite, err := pl.Mission.Scenarios()
-			if err != nil {
-				return err
-			}
-			man := release.Manifest{Baton: version.String(), Go: runtime.Version(), SuiteSHA256: suite}
-			if err := release.WriteFolder(dir, data, man, res); err != nil {
-				return err
-			}
-			if asJSON {
-				js, err := res.JSON()
-				if err != nil {
-					return err
-				}
-				if _, err := g.stdout.Write(js); err != nil {
-					return err
-				}
-			} else {
-				if err := release.WriteText(g.stdout, res); err != nil {
-					return err
-				}
-				fmt.Fprintf(g.stdout, "\nfull report: %s (and report.html, results.json)\n", dir+"/report.md")
-			}
-			return res.Err()
+			return runRelease(cmd.Context(), g, protocolPath, out, asJSON, opt, cmd.Flags().Changed("max-trials"))
 		},
 	}
 	cmd.Flags().StringVar(&protocolPath, "protocol", "", "release protocol YAML file (default: the embedded seed 003 protocol, "+triage.ReleaseName+")")
@@ -120,4 +65,67 @@ as JSON); results.json, report.md and report.html go to a new folder under --out
 	cmd.Flags().BoolVar(&opt.UntilDecided, "until-decided", false, "add rounds of trials until the verdict no longer depends on an interval")
 	cmd.Flags().IntVar(&opt.MaxTrials, "max-trials", 0, "with --until-decided: at most this many trials per scenario")
 	return cmd
+}
+
+// runRelease runs baton release: parse and resolve the protocol, decide,
+// write the run folder, print the table or JSON; the verdict's error
+// gives hold and inconclusive their exit codes.
+func runRelease(ctx context.Context, g *globals, protocolPath, out string, asJSON bool, opt release.Options, maxChanged bool) error {
+	if opt.UntilDecided && opt.MaxTrials < 1 {
+		return &usageError{fmt.Errorf("--until-decided needs --max-trials N")}
+	}
+	if !opt.UntilDecided && maxChanged {
+		return &usageError{fmt.Errorf("--max-trials needs --until-decided")}
+	}
+	name, data := triage.ReleaseName, triage.ReleaseProtocol().Data
+	if protocolPath != "" {
+		b, err := os.ReadFile(protocolPath)
+		if err != nil {
+			return fmt.Errorf("release: %w", err)
+		}
+		name, data = protocolPath, b
+	}
+	p, err := release.Parse(name, data)
+	if err != nil {
+		return err
+	}
+	reg, err := missions()
+	if err != nil {
+		return err
+	}
+	pl, err := p.Resolve(reg)
+	if err != nil {
+		return err
+	}
+	res, err := release.Decide(ctx, pl, opt)
+	if err != nil {
+		return err
+	}
+	dir, err := release.NewFolder(out, p.Name, p.Seed)
+	if err != nil {
+		return err
+	}
+	_, suite, err := pl.Mission.Scenarios()
+	if err != nil {
+		return err
+	}
+	man := release.Manifest{Baton: version.String(), Go: runtime.Version(), SuiteSHA256: suite}
+	if err := release.WriteFolder(dir, data, man, res); err != nil {
+		return err
+	}
+	if asJSON {
+		js, err := res.JSON()
+		if err != nil {
+			return err
+		}
+		if _, err := g.stdout.Write(js); err != nil {
+			return err
+		}
+	} else {
+		if err := release.WriteText(g.stdout, res); err != nil {
+			return err
+		}
+		fmt.Fprintf(g.stdout, "\nfull report: %s (and report.html, results.json)\n", dir+"/report.md")
+	}
+	return res.Err()
 }
