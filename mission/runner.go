@@ -47,10 +47,12 @@ type runner struct {
 
 	rec  *recorder  // golden recording, or nil
 	stop *stopPoint // fixture set-up: stop before this agent's turn, or nil
-	// alone runs cores without sending their results on (RunCore).
-	alone bool
+	// alone runs cores without sending their results on (RunCore): the
+	// emitter packages each result into emitted instead.
+	alone   bool
+	emitted map[string][]byte
 	// readings remembers the clean parser's readings of input messages
-	// (RunCore); nil reads every message afresh.
+	// (RunCore on the clean build); nil reads every message afresh.
 	readings *readingMemo
 	// decoded remembers decoded wire messages; nil decodes afresh.
 	decoded *decodeMemo
@@ -135,7 +137,7 @@ func (e *engine) newRunnerCap(ctx context.Context, seams Seams, sc *Scenario, in
 	r.sb = sandbox.New(e.spec.Tools, initial, sandbox.Config{Faults: env.Faults}, r.dice, r.clock)
 	r.enc = jsontext.GetEncoder()
 	r.trace.Events = newEvents(events)
-	r.cost.SandboxResets = 1
+	r.cost.EnvironmentResets = 1 // a core run alone counts a fixture instead
 	return r
 }
 
@@ -253,7 +255,9 @@ func (r *runner) turn(ai int, item string, in turnInput) Result {
 	if r.rec != nil {
 		r.rec.core(agent, item, in.raw, t.calls, res)
 	}
-	if !r.alone {
+	if r.alone {
+		r.emitAlone(ai, item, res)
+	} else {
 		r.send(ai, item, res)
 	}
 	return res

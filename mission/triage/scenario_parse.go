@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/baton-lab/baton/input"
 	"github.com/baton-lab/baton/mission"
 )
 
@@ -34,7 +35,7 @@ type strictKey struct {
 
 func (p *parser) errorf(line int, field, format string, args ...any) {
 	if len(p.errs) < maxProblems {
-		p.errs = append(p.errs, &mission.ScenarioError{File: p.file, Line: line, Field: field, Problem: fmt.Sprintf(format, args...)})
+		p.errs = append(p.errs, &mission.ScenarioError{File: p.file, Pos: input.Pos{Line: line}, Field: field, Problem: fmt.Sprintf(format, args...)})
 	}
 }
 
