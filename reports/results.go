@@ -43,6 +43,9 @@ type Results struct {
 	Blames              []BlameRow          `json:"blames"`
 	Mutants             []MutantRow         `json:"mutants"`
 	Examples            []SuiteExample      `json:"examples"`
+	// Infrastructure lists the work units a distributed sweep gave up on
+	// (see [InfraFailure]); absent when there are none.
+	Infrastructure []InfraFailure `json:"infrastructure_failures,omitempty"`
 
 	// TracePattern, when set, links each drill-down item of report.html to
 	// its trace file, relative to the run folder: {build}, {design},

@@ -14,7 +14,11 @@ func buildReport(r *Results, traces *traceSet) *document {
 	designs, classes := designsAndClasses(r)
 	anchors := cellAnchors(designs, classes)
 	d := &document{Title: "baton report", Intro: introBlocks(r)}
-	d.Sections = append(d.Sections, validitySection(r), hypothesesSection(r), robustnessSection(r))
+	d.Sections = append(d.Sections, validitySection(r), hypothesesSection(r))
+	if s := infraSection(r); s != nil {
+		d.Sections = append(d.Sections, s)
+	}
+	d.Sections = append(d.Sections, robustnessSection(r))
 	if len(r.Warnings) > 0 {
 		items := make([][]span, len(r.Warnings))
 		for i, x := range r.Warnings {

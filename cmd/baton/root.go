@@ -144,6 +144,7 @@ pre-registered verdict on the protocol's hypotheses.
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.AddCommand(
 		newRunCmd(g),
+		newWorkerCmd(g),
 		newMissionsCmd(g),
 		newReleaseCmd(g),
 		newReportCmd(g),

@@ -19,6 +19,7 @@ import (
 func newRunCmd(g *globals) *cobra.Command {
 	var opt experiment.Options
 	var seed uint64
+	var dist natsFlags
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run an experiment protocol and write a run folder with the reports",
@@ -46,6 +47,12 @@ that continues it (--run-dir FOLDER --resume), ending with the same
 results.json as an uninterrupted run. --resume without --run-dir continues the
 newest folder of the protocol under --out.
 
+With --nats URL the units run on "baton worker" processes on any machines,
+through a NATS JetStream server, with the same results.json; --nats embedded
+--local-workers N starts a server and N workers here. A unit that fails on
+every delivery is reported as an infrastructure failure, and the run ends
+incomplete by its items until --resume executes them.
+
 ` + exitHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -71,14 +78,23 @@ newest folder of the protocol under --out.
 				bar = newProgressBar(g.stderr)
 				opt.Progress = bar.update
 			}
+			stopRemote, err := dist.remote(cmd.Context(), g, log, &opt)
+			if err != nil {
+				return err
+			}
 			start := time.Now()
 			sum, err := experiment.Run(cmd.Context(), opt)
+			stopRemote()
 			if bar != nil {
 				bar.finish(err == nil || errors.Is(err, reports.ErrDiscarded))
 			}
 			var ie *experiment.InterruptedError
 			if errors.As(err, &ie) {
 				return fmt.Errorf("interrupted; every finished item is stored in %s; continue with: %s", ie.RunDir, resumeCommand(cmd, ie.RunDir))
+			}
+			var inc *experiment.IncompleteError
+			if errors.As(err, &inc) {
+				err = fmt.Errorf("%w; continue with: %s", err, resumeCommand(cmd, inc.RunDir))
 			}
 			if sum != nil {
 				log.Info().Str("run", sum.RunDir).Int("items", sum.Items).Int("resumed", sum.Skipped).
@@ -96,6 +112,7 @@ newest folder of the protocol under --out.
 	f.Uint64Var(&seed, "seed", 0, "master seed, overriding the protocol's")
 	f.IntVar(&opt.Trials, "trials", 0, "trials per scenario, overriding the protocol's")
 	f.BoolVar(&opt.Resume, "resume", false, "continue an interrupted run in its run folder, skipping stored items")
+	dist.add(cmd)
 	f.StringVar(&opt.Deviate, "deviate", "", "the reason to override a setting of a locked protocol (--trials, --seed); recorded in the manifest and every report")
 	return cmd
 }
@@ -166,11 +183,12 @@ func (b *progressBar) finish(done bool) {
 // flags that decide what runs, as given, and the run folder.
 func resumeCommand(cmd *cobra.Command, runDir string) string {
 	args := []string{"baton", "run"}
-	for _, name := range []string{"protocol", "seed", "trials", "workers"} {
+	for _, name := range []string{"protocol", "seed", "trials", "workers", "local-workers", "ack-wait", "max-deliver"} {
 		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
 			args = append(args, "--"+name, shellQuote(f.Value.String()))
 		}
 	}
+	args = append(args, natsResumeArgs(cmd)...)
 	return strings.Join(append(args, "--run-dir", shellQuote(runDir), "--resume"), " ")
 }
 
