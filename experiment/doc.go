@@ -118,7 +118,8 @@
 // observation run, then the designs in protocol order): the writer appends
 // in nearly that order, and a unit's build, scenario and trial and an
 // item's unit and design are generated columns, never stored (nor are the
-// four booleans packed in flags). Workers seal each row ([row.seal]): its
+// four booleans packed in flags, above which an observation run's
+// coordination verdicts sit, two bits a dimension). Workers seal each row ([row.seal]): its
 // blame and evidence JSON, its findings' dictionary keys and its CRC-32C
 // checksum, which covers the row, its blame, its findings and its kept
 // trace's hash; the single writer only looks dictionary entries up and

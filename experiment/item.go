@@ -67,6 +67,9 @@ func (pl *plan) evaluate(ctx context.Context, u unit, slot int, memo *unitMemo) 
 		}
 		it.Cost = run.Cost
 		it.Success = len(pl.mission.Check(sc, run.End)) == 0
+		if it.Coordination, err = observeCoordination(pl.mission, id, b.Info.ID, sc, run, it.Success); err != nil {
+			return nil, fmt.Errorf("item %s: %w", id, err)
+		}
 		h, err := traceHash(run, memo)
 		if err != nil {
 			return nil, fmt.Errorf("item %s: %w", id, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/baton-lab/baton/coordination"
 	"github.com/baton-lab/baton/designs"
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/reports"
@@ -36,6 +37,9 @@ type ReplayResult struct {
 	// Differences lists every way the regenerated item departs from the
 	// stored one (wall time aside); empty when the replay is exact.
 	Differences []string
+	// Coordination is an observation item's coordination record, derived
+	// from the regenerated trace (nil for a design item).
+	Coordination *coordination.Record
 }
 
 // Match reports whether the replay reproduced the stored item exactly.
@@ -73,6 +77,12 @@ func (st *Stack) Replay(runDir, itemID string) (*ReplayResult, error) {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	res := &ReplayResult{ItemID: itemID, Item: out.row.item, Verdict: out.verdict}
+	if out.run != nil {
+		b := pl.builds[bi].Info.ID
+		if res.Coordination, err = deriveRecord(pl.mission, itemID, b, pl.scenarios[si], out.run, out.row.item.Success); err != nil {
+			return nil, fmt.Errorf("replay: %w", err)
+		}
+	}
 	if b, ok, err := out.traceBytes(); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	} else if ok {

@@ -332,8 +332,8 @@ func (s *store) startItem(nm *names, it *storedItem, c *scanned) error {
 	if c.ord < 0 || b >= len(nm.builds) || perBuild == 0 {
 		return damaged("outcomes row %d is outside the run's %d builds", c.ord, len(nm.builds))
 	}
-	if c.flags < 0 || c.flags > 15 {
-		return damaged("outcomes row %d: flags %d: want 0 to 15", c.ord, c.flags)
+	if c.flags < 0 || c.flags > maxFlags {
+		return damaged("outcomes row %d: flags %d: want 0 to %d", c.ord, c.flags, maxFlags)
 	}
 	seed, ok := nm.seeds[[2]int{sc, t}]
 	if !ok {
@@ -352,6 +352,11 @@ func (s *store) startItem(nm *names, it *storedItem, c *scanned) error {
 			return damaged("outcomes row %d (%s): units lacks its unit %d", c.ord, it.id(), it.unit)
 		}
 		x.TraceHash, x.EndHash = c.runSHA.String, c.endSHA.String
+		if x.Coordination, ok = coordinationVerdicts(c.flags); !ok {
+			return damaged("outcomes row %d: flags %d: observation run %s: no coordination verdict has that code", c.ord, c.flags, it.id())
+		}
+	} else if c.flags>>coordinationShift != 0 {
+		return damaged("outcomes row %d: flags %d: design item %s has no coordination verdicts", c.ord, c.flags, it.id())
 	}
 	bl, ok := nm.blames[c.blameID]
 	if !ok {

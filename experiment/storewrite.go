@@ -86,6 +86,9 @@ func (r *row) outcomeChecksum(scratch *[]byte) int64 {
 	for _, x := range v {
 		b = binary.AppendVarint(b, x)
 	}
+	if c := coordinationBits(it.Coordination); c != 0 {
+		b = binary.AppendVarint(b, c)
+	}
 	b = appendField(b, r.blame)
 	b = appendField(b, r.traceSHA)
 	for i := range r.findings {
@@ -545,9 +548,11 @@ func appendOutcomeArgs(args []any, r *row, blame, trace int64) []any {
 }
 
 // flagBits packs an item's booleans as outcomes.flags holds them: flagged
-// 1, slipped 2, faulted 4, success 8.
+// 1, slipped 2, faulted 4, success 8, and from bit 4 an observation run's
+// coordination verdicts (see coordinationShift).
 func flagBits(it *reports.Item) int64 {
-	return b2n(it.Flagged) | b2n(it.Slipped)<<1 | b2n(it.Faulted)<<2 | b2n(it.Success)<<3
+	return b2n(it.Flagged) | b2n(it.Slipped)<<1 | b2n(it.Faulted)<<2 | b2n(it.Success)<<3 |
+		coordinationBits(it.Coordination)<<coordinationShift
 }
 
 // appendEvidence appends e as encoding/json writes it with HTML escaping

@@ -44,8 +44,9 @@ type Aggregator struct {
 	cells   map[cellKey]*cell
 	obs     map[id]*obsStats // per mutated build
 	passk   map[passKey]*passCount
-	trials  map[id]*trialSet // per build, trials seen
-	spent   map[id]*spend    // per design
+	trials  map[id]*trialSet      // per build, trials seen
+	spent   map[id]*spend         // per design
+	coord   map[id][]verdictCount // per build, per coordination dimension
 	warn    warnings
 
 	mutated bool // a mutated item has been added
@@ -265,6 +266,7 @@ func (a *Aggregator) suite(k suiteKey) *suite {
 // pass^k and, for a mutated build, whether its trace differs from the clean
 // twin's.
 func (a *Aggregator) addObservation(it Item, b, sc id, clean bool) {
+	a.addCoordination(b, &it)
 	pk := a.passk[passKey{b, sc}]
 	if pk == nil {
 		pk = &passCount{}

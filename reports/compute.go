@@ -44,6 +44,7 @@ func (a *Aggregator) Results() *Results {
 	r.Blames = a.blameRows(designs)
 	r.Mutants = a.mutantRows(designs, builds, runs)
 	r.Provenance = provenance(a.cfg.Provenance, builds)
+	r.Coordination, r.CoordinationByClass = a.coordinationRows(builds, classes)
 	r.Examples = runs.examples()
 	r.Hypotheses = evaluateHypotheses(r)
 	r.Robustness = robustnessRows(r)

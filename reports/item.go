@@ -1,6 +1,9 @@
 package reports
 
-import "github.com/baton-lab/baton/mission"
+import (
+	"github.com/baton-lab/baton/coordination"
+	"github.com/baton-lab/baton/mission"
+)
 
 // Item is one work item's outcome as the experiment streams it into
 // aggregation: which build, design, scenario and trial, the verdict, and
@@ -47,4 +50,8 @@ type Item struct {
 	// call log): a mutated run whose EndHash differs from its clean
 	// twin's did harm.
 	EndHash string `json:"end_hash"`
+	// Coordination is the verdict on each coordination dimension, in
+	// coordination.AllDimensions order, of the record derived from the
+	// run's trace.
+	Coordination []coordination.Verdict `json:"coordination,omitempty"`
 }

@@ -28,6 +28,7 @@ var rateSpecs = map[string][]rateSpec{
 	"agreement":                   {{"agree", "n", "rate", "ci95"}},
 	"detection_harmful":           {{"detected", "n", "trial_rate", "trial_ci95"}, {"benign_detected", "benign_n", "benign_rate", "benign_ci95"}},
 	"detection_by_mutant_harmful": {{"detected", "harmful", "rate", "ci95"}},
+	"coordination":                {{"failed", "n", "fail_rate", "ci95"}},
 }
 
 var clusteredKeys = map[string][]string{
@@ -39,6 +40,8 @@ var clusteredKeys = map[string][]string{
 	// paired_by_mutant_harmful.
 	"detection_harmful": {"rate", "ci95"},
 	"paired_harmful":    {"diff_ci95"},
+	// coordination_by_class: TestRecomputeCoordination.
+	"coordination_by_class": {"fail_rate", "ci95"},
 }
 
 func num(tb testing.TB, row map[string]any, key string) float64 {

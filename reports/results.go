@@ -19,7 +19,8 @@ import (
 // mutants and contracts. v2 made the mutant the unit of every class rate
 // and paired comparison (trial-level figures moved to trial_* keys), kept
 // every float at full precision and added methods, paired_by_mutant and
-// blames. An older file is refused, not misread.
+// blames. An older file is refused, not misread. Keys added to v3 since,
+// which a v3 reader may ignore: coordination and coordination_by_class.
 const Schema = "baton.results/v3"
 
 // Results is every aggregate of a run, in the shape of results.json.
@@ -55,9 +56,13 @@ type Results struct {
 	PairedHarmful            []PairedRow    `json:"paired_harmful"`
 	PairedByMutantHarmful    []PairedMutant `json:"paired_by_mutant_harmful"`
 
-	Blames   []BlameRow     `json:"blames"`
-	Mutants  []MutantRow    `json:"mutants"`
-	Examples []SuiteExample `json:"examples"`
+	Blames  []BlameRow  `json:"blames"`
+	Mutants []MutantRow `json:"mutants"`
+	// Coordination is each build's coordination dimensions over its
+	// observation runs, CoordinationByClass each class's per mutant.
+	Coordination        []CoordinationRow      `json:"coordination"`
+	CoordinationByClass []CoordinationClassRow `json:"coordination_by_class"`
+	Examples            []SuiteExample         `json:"examples"`
 	// Infrastructure lists the work units a distributed sweep gave up on
 	// (see [InfraFailure]); absent when there are none.
 	Infrastructure []InfraFailure `json:"infrastructure_failures,omitempty"`

@@ -34,7 +34,11 @@ func buildReport(r *Results, traces *traceSet) *document {
 		d.Sections = append(d.Sections, s)
 	}
 	d.Sections = append(d.Sections, falseAlarmsSection(r), passKSection(r), costSection(r),
-		pairedSection(r.Paired), agreementSection(r.Agreement), mutantsSection(r), methodsDoc(r))
+		pairedSection(r.Paired), agreementSection(r.Agreement), mutantsSection(r))
+	if s := coordinationSection(r); s != nil {
+		d.Sections = append(d.Sections, s)
+	}
+	d.Sections = append(d.Sections, methodsDoc(r))
 	if traces != nil { // report.html's own
 		d.Sections = append(d.Sections, drillDownSection(r, designs, classes, anchors, traces), traces.section())
 	}

@@ -120,6 +120,7 @@ func synthItems() []Item {
 					Build: b.ID, Class: b.Class, Location: b.Location, Scenario: sc.ID, Category: sc.Category,
 					Trial: trial, Seed: seed, Success: synthSuccess(b.ID, sc.ID, trial),
 					TraceHash: synthHash(b.ID, sc.ID, trial), EndHash: synthEnd(b.ID, sc.ID, trial),
+					Coordination: synthCoordination(b.ID, sc.ID, trial),
 				}
 				if b.ID != "clean" && b.ID != "dup-1" {
 					obs.Reached = 2

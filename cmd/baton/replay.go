@@ -14,7 +14,7 @@ import (
 )
 
 func newReplayCmd(g *globals) *cobra.Command {
-	var showTrace, write bool
+	var showTrace, write, showCoord bool
 	var htmlOut string
 	cmd := &cobra.Command{
 		Use:   "replay RUN_DIR ITEM_ID",
@@ -28,7 +28,9 @@ under traces/ when the run did not; --html FILE writes the item as report.html's
 trace viewer, a page of its own: one lane per agent, hand-offs sent beside parsed,
 tool calls with their faults and retries, the findings at their events, and the
 diff against the clean twin (the clean build's item of the same design, scenario
-and trial, replayed too).`,
+and trial, replayed too). --coordination prints an observation item's coordination
+record, derived from the regenerated trace, as one line of the format
+baton score --kind coordination reads.`,
 		Args: exactArgs(2, "RUN_DIR and ITEM_ID (build/design/scenario/trial)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			reg, err := missions()
@@ -39,11 +41,21 @@ and trial, replayed too).`,
 			if res == nil {
 				return err
 			}
-			if showTrace {
+			switch {
+			case showCoord:
+				if res.Coordination == nil {
+					return &usageError{fmt.Errorf("--coordination: %s is not an observation item (design %s)", args[1], experiment.ObservationDesign)}
+				}
+				enc := json.NewEncoder(g.stdout)
+				enc.SetEscapeHTML(false)
+				if werr := enc.Encode(res.Coordination); werr != nil {
+					return werr
+				}
+			case showTrace:
 				if _, werr := g.stdout.Write(res.Trace); werr != nil {
 					return werr
 				}
-			} else {
+			default:
 				out := struct {
 					Item        string   `json:"item"`
 					Flagged     bool     `json:"flagged"`
@@ -86,6 +98,7 @@ and trial, replayed too).`,
 	cmd.Flags().BoolVar(&showTrace, "trace", false, "print the regenerated trace (JSON Lines) instead of the summary")
 	cmd.Flags().StringVar(&htmlOut, "html", "", "write the item, beside its clean twin, as a trace viewer page to this file")
 	cmd.Flags().BoolVar(&write, "write", false, "write the regenerated trace under traces/ when the run kept none")
+	cmd.Flags().BoolVar(&showCoord, "coordination", false, "print an observation item's coordination record (JSON, the format of baton score --kind coordination)")
 	return cmd
 }
 

@@ -71,7 +71,7 @@ func New() mission.Mission {
 	if err != nil {
 		panic(fmt.Sprintf("invoice: %v", err)) // the definition is static; tests build it
 	}
-	return m
+	return invoiceMission{m}
 }
 
 // Spec returns the mission's spec.
