@@ -19,6 +19,7 @@ type runner struct {
 	day     string
 	clock   *sandbox.Clock
 	dice    sandbox.Dice
+	seed    uint64 // the trial seed the dice are keyed by
 	sb      *sandbox.Sandbox
 	profile Profile
 	cores   map[Agent]Core // the run's own cores, over the mission's
@@ -58,6 +59,9 @@ type runner struct {
 	last *Turn
 	// enc encodes wire messages and trace payloads; release hands it back.
 	enc *jsontext.Encoder
+	// answer, when set, answers the tool calls of a core played outside
+	// any run ([PlayOutside]) in place of the tool box and sandbox.
+	answer Answer
 }
 
 // inbox is what a collecting agent received during the day.
@@ -127,6 +131,7 @@ func (e *engine) newRunnerCap(ctx context.Context, seams Seams, sc *Scenario, in
 		day:       day,
 		clock:     sandbox.NewClock(start),
 		dice:      sandbox.NewDice(seed),
+		seed:      seed,
 		profile:   env.Profile,
 		cores:     env.Cores,
 		redeliver: env.Faults.Rate("transport", sandbox.Redelivery),
@@ -250,7 +255,7 @@ func (r *runner) turn(ai int, item string, in turnInput) Result {
 	if r.rec != nil {
 		r.rec.core(agent, item, in.raw, t.calls, res)
 	}
-	if !r.alone {
+	if !r.alone && res != nil { // a core that produced nothing hands nothing on
 		r.send(ai, item, res)
 	}
 	return res
