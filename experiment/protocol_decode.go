@@ -173,6 +173,14 @@ func (d *decoder) protocol(data []byte, p *Protocol) {
 			p.Seed, _ = d.uint64(v, key)
 		case "profile":
 			p.Profile = d.profile(v, key)
+		case "cores": // protocol_cores.go
+			p.Cores = d.cores(v, key)
+		case "model_cache":
+			if s, ok := d.str(v, key); ok && s == "" {
+				d.failf(v.Line, key, "empty: want a directory")
+			} else {
+				p.ModelCache = s
+			}
 		case "faults":
 			p.Faults = sandbox.FaultRates{}
 			d.mapping(v, key, func(tool string, k2, v2 *yaml.Node) {
@@ -218,6 +226,10 @@ func (d *decoder) protocol(data []byte, p *Protocol) {
 					w.PerModelCall, _ = d.nonNegative(v2, f)
 				case "per_1k_tokens":
 					w.Per1kTokens, _ = d.nonNegative(v2, f)
+				case "per_1k_input_tokens": // a model's prompt tokens
+					w.Per1kInputTokens, _ = d.nonNegative(v2, f)
+				case "per_1k_output_tokens": // a model's completion tokens
+					w.Per1kOutputTokens, _ = d.nonNegative(v2, f)
 				case "per_tool_call":
 					w.PerToolCall, _ = d.nonNegative(v2, f)
 				case "per_sandbox_reset":

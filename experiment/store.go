@@ -23,7 +23,7 @@ import (
 // offers views for auditors (items, findings, item_flags, suite_runs,
 // detection_cells). v3 kept one wide row per item, keyed by its place in
 // the plan. An older store is refused, not migrated.
-const StoreSchema = "baton.runs/v4"
+const StoreSchema = "baton.runs/v5"
 
 // ObservationName is the name of the observation run in the designs table
 // of runs.db.
@@ -94,6 +94,7 @@ CREATE TABLE outcomes (
 	model_calls         INTEGER NOT NULL,
 	tool_calls          INTEGER NOT NULL,
 	tokens              INTEGER NOT NULL,
+	tokens_in           INTEGER NOT NULL,
 	sandbox_resets      INTEGER NOT NULL,
 	wall_ns             INTEGER NOT NULL,
 	reached             INTEGER NOT NULL,
@@ -137,7 +138,7 @@ SELECT o.ord AS ord,
 	b.id || '/' || d.id || '/' || s.id || '/' || u.trial AS id,
 	b.id AS build, b.class AS class, d.id AS design, s.id AS scenario, u.trial AS trial, t.seed AS seed,
 	o.flagged AS flagged, bl.blame AS blame, (SELECT count(*) FROM item_findings f WHERE f.item = o.ord) AS findings,
-	o.model_calls AS model_calls, o.tool_calls AS tool_calls, o.tokens AS tokens,
+	o.model_calls AS model_calls, o.tool_calls AS tool_calls, o.tokens AS tokens, o.tokens_in AS tokens_in,
 	o.sandbox_resets AS sandbox_resets, o.wall_ns AS wall_ns,
 	o.slipped AS slipped, o.faulted AS faulted, o.reached AS reached, o.success AS success,
 	o.match_n AS match_n, o.match_exact AS match_exact, o.match_name_only AS match_name_only,

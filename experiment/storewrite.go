@@ -79,7 +79,7 @@ func (r *row) outcomeChecksum(scratch *[]byte) int64 {
 	b := (*scratch)[:0]
 	b = append(b, 'o')
 	for _, v := range [...]int64{int64(r.ord), b2n(it.Flagged), int64(it.Findings),
-		int64(it.Cost.ModelCalls), int64(it.Cost.ToolCalls), int64(it.Cost.Tokens), int64(it.Cost.SandboxResets), it.WallNS,
+		int64(it.Cost.ModelCalls), int64(it.Cost.ToolCalls), int64(it.Cost.Tokens), int64(it.Cost.TokensIn), int64(it.Cost.SandboxResets), it.WallNS,
 		b2n(it.Slipped), b2n(it.Faulted), int64(it.Reached), b2n(it.Success),
 		int64(it.MatchN), int64(it.MatchExact), int64(it.MatchNameOnly), int64(it.MatchOrderIgnored)} {
 		b = binary.AppendVarint(b, v)
@@ -212,8 +212,8 @@ func (w *writer) close() error {
 const (
 	unitColumns    = "ord, run_sha256, checksum"
 	unitParams     = 3
-	outcomeColumns = "ord, flags, blame, model_calls, tool_calls, tokens, sandbox_resets, wall_ns, reached, match_n, match_exact, match_name_only, match_order_ignored, trace, checksum"
-	outcomeParams  = 15
+	outcomeColumns = "ord, flags, blame, model_calls, tool_calls, tokens, tokens_in, sandbox_resets, wall_ns, reached, match_n, match_exact, match_name_only, match_order_ignored, trace, checksum"
+	outcomeParams  = 16
 	findingColumns = "item, seq, finding"
 	findingParams  = 3
 	// chunk is the rows per multi-row INSERT: one statement step binds
@@ -532,7 +532,7 @@ func appendOutcomeArgs(args []any, r *row, blame, trace int64) []any {
 	}
 	i := func(n int) any { return int64(n) }
 	return append(args, int64(r.ord), flagBits(it), blame,
-		i(it.Cost.ModelCalls), i(it.Cost.ToolCalls), i(it.Cost.Tokens), i(it.Cost.SandboxResets), it.WallNS, i(it.Reached),
+		i(it.Cost.ModelCalls), i(it.Cost.ToolCalls), i(it.Cost.Tokens), i(it.Cost.TokensIn), i(it.Cost.SandboxResets), it.WallNS, i(it.Reached),
 		i(it.MatchN), i(it.MatchExact), i(it.MatchNameOnly), i(it.MatchOrderIgnored), tr, r.checksum)
 }
 

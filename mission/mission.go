@@ -98,9 +98,12 @@ type ToolCall struct {
 
 // Cost counts what a run executed.
 type Cost struct {
-	ModelCalls    int `json:"model_calls"`
-	ToolCalls     int `json:"tool_calls"`
-	Tokens        int `json:"tokens"`
+	ModelCalls int `json:"model_calls"`
+	ToolCalls  int `json:"tool_calls"`
+	Tokens     int `json:"tokens"`
+	// TokensIn is the share of Tokens the models read (prompt tokens);
+	// the rest they wrote.
+	TokensIn      int `json:"tokens_in"`
 	SandboxResets int `json:"sandbox_resets"`
 }
 
@@ -109,6 +112,7 @@ func (c *Cost) Add(o Cost) {
 	c.ModelCalls += o.ModelCalls
 	c.ToolCalls += o.ToolCalls
 	c.Tokens += o.Tokens
+	c.TokensIn += o.TokensIn
 	c.SandboxResets += o.SandboxResets
 }
 

@@ -289,6 +289,7 @@ func (r *runner) model(decision, choice string, extraRead, written int) {
 	}
 	r.cost.ModelCalls++
 	r.cost.Tokens += (in + written) / 4
+	r.cost.TokensIn += in / 4
 	r.event(Event{
 		Kind: EventModelCall, Agent: r.cur.Agent, Item: r.cur.Item,
 		Decision: decision, Choice: choice, TokensIn: in / 4, TokensOut: written / 4,

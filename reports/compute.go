@@ -456,8 +456,10 @@ func (a *Aggregator) costRows(designs []string, runs *suiteView) []CostRow {
 		}
 		c, wall := sp.cost, sp.wallNS
 		row.ModelCalls, row.ToolCalls, row.Tokens, row.SandboxResets = c.ModelCalls, c.ToolCalls, c.Tokens, c.SandboxResets
+		row.TokensIn, row.TokensOut = c.TokensIn, c.Tokens-c.TokensIn
 		row.WallMS = wall / 1e6
 		money := float64(c.ModelCalls)*w.PerModelCall + float64(c.Tokens)/1000*w.Per1kTokens +
+			float64(row.TokensIn)/1000*w.Per1kInputTokens + float64(row.TokensOut)/1000*w.Per1kOutputTokens +
 			float64(c.ToolCalls)*w.PerToolCall + float64(c.SandboxResets)*w.PerSandboxReset
 		row.Money = f4(money)
 		if n := row.SuiteRuns; n > 0 {

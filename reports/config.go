@@ -59,11 +59,16 @@ type ScenarioInfo struct {
 // CostWeights turn cost counters into money, so designs compare under
 // matched budgets.
 type CostWeights struct {
-	PerModelCall    float64 `json:"per_model_call" yaml:"per_model_call"`
-	Per1kTokens     float64 `json:"per_1k_tokens" yaml:"per_1k_tokens"`
-	PerToolCall     float64 `json:"per_tool_call" yaml:"per_tool_call"`
-	PerSandboxReset float64 `json:"per_sandbox_reset" yaml:"per_sandbox_reset"`
-	Currency        string  `json:"currency" yaml:"currency"`
+	PerModelCall float64 `json:"per_model_call" yaml:"per_model_call"`
+	Per1kTokens  float64 `json:"per_1k_tokens" yaml:"per_1k_tokens"`
+	// Per1kInputTokens and Per1kOutputTokens price the tokens a model
+	// read (prompt) and wrote (completion) apart, as endpoints bill them;
+	// they add to Per1kTokens, which prices both alike.
+	Per1kInputTokens  float64 `json:"per_1k_input_tokens" yaml:"per_1k_input_tokens"`
+	Per1kOutputTokens float64 `json:"per_1k_output_tokens" yaml:"per_1k_output_tokens"`
+	PerToolCall       float64 `json:"per_tool_call" yaml:"per_tool_call"`
+	PerSandboxReset   float64 `json:"per_sandbox_reset" yaml:"per_sandbox_reset"`
+	Currency          string  `json:"currency" yaml:"currency"`
 }
 
 // Thresholds are the pre-registered numbers that decide H1-H3.

@@ -176,6 +176,7 @@ func (r *Results) normalised() *Results {
 	c.Paired = nonNil(c.Paired)
 	c.PairedByMutant = nonNil(c.PairedByMutant)
 	c.Blames = nonNil(c.Blames)
+	c.Mistakes = nonNil(c.Mistakes)
 	c.Protocol.Deviations = nonNil(c.Protocol.Deviations)
 	c.Methods.Cores = nonNil(c.Methods.Cores)
 	c.Methods.Designs = nonNil(c.Methods.Designs)
@@ -353,12 +354,12 @@ func reliabilityTables(r *Results) []Table {
 			}
 		}})
 
-	ts = append(ts, Table{Name: "cost", Header: []string{"design", "suite_runs", "model_calls", "tool_calls", "tokens", "sandbox_resets", "wall_ms",
+	ts = append(ts, Table{Name: "cost", Header: []string{"design", "suite_runs", "model_calls", "tool_calls", "tokens", "tokens_in", "tokens_out", "sandbox_resets", "wall_ms",
 		"per_suite_model_calls", "per_suite_tool_calls", "per_suite_tokens", "per_suite_sandbox_resets", "per_suite_wall_ms",
 		"money", "money_per_suite", "currency"},
 		Rows: rowsOf(r.Cost, func(x *CostRow) []string {
 			return []string{x.Design, itoa(x.SuiteRuns), itoa(x.ModelCalls), itoa(x.ToolCalls), itoa(x.Tokens),
-				itoa(x.SandboxResets), strconv.FormatInt(x.WallMS, 10),
+				itoa(x.TokensIn), itoa(x.TokensOut), itoa(x.SandboxResets), strconv.FormatInt(x.WallMS, 10),
 				x.PerSuite.ModelCalls.String(), x.PerSuite.ToolCalls.String(), x.PerSuite.Tokens.String(),
 				x.PerSuite.SandboxResets.String(), x.PerSuite.WallMS.String(),
 				x.Money.String(), x.MoneyPerSuite.String(), x.Currency}

@@ -40,6 +40,9 @@ type Results struct {
 	Blames              []BlameRow          `json:"blames"`
 	Mutants             []MutantRow         `json:"mutants"`
 	Examples            []SuiteExample      `json:"examples"`
+	// Mistakes are each agent's observed mistake rates on the clean build
+	// ([Results.SetMistakes]).
+	Mistakes []MistakeRow `json:"mistakes"`
 
 	// TracePattern, when set, links each drill-down item of report.html to
 	// its trace file, relative to the run folder: {build}, {design},
@@ -63,6 +66,9 @@ type Results struct {
 	// from manifest.json): the reports show it, results.json leaves it
 	// out so that it stays byte-identical across builds.
 	baton string
+	// modelUse is each design's model calls made and served, from
+	// manifest.json ([Results.SetModelUse]).
+	modelUse map[string]ModelUse
 }
 
 // SetBaton sets the version and commit of the baton that ran the run
@@ -249,6 +255,8 @@ type CostRow struct {
 	ModelCalls    int    `json:"model_calls"`
 	ToolCalls     int    `json:"tool_calls"`
 	Tokens        int    `json:"tokens"`
+	TokensIn      int    `json:"tokens_in"`  // read by the models (prompt tokens)
+	TokensOut     int    `json:"tokens_out"` // written by the models (completion tokens)
 	SandboxResets int    `json:"sandbox_resets"`
 	WallMS        int64  `json:"-"` // wall-clock: in manifest.json and the reports, never in results.json
 	// WallNull keeps the schema's wall_ms key, always null in results.json:

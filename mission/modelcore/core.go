@@ -213,3 +213,16 @@ func (tc *turnChat) Chat(ctx context.Context, req model.Request) (model.Response
 	tc.turn.ModelCall(decision, choice, int(resp.Usage.PromptTokens), int(resp.Usage.CompletionTokens))
 	return resp, nil
 }
+
+// Bind returns a copy of c that asks chat: the same agent, instructions,
+// tools and settings (so the same hashes), answered through another
+// endpoint or cache. The copy reports the model ids of its own answers.
+func (c *Core) Bind(chat model.Chatter) *Core {
+	return &Core{agent: c.agent, model: c.model, chat: chat, loop: c.loop, tools: c.tools, reported: map[string]bool{}}
+}
+
+// Agent returns the agent the core plays; Model the model it asks for.
+func (c *Core) Agent() mission.Agent { return c.agent }
+
+// Model returns the model the core asks for.
+func (c *Core) Model() string { return c.model }

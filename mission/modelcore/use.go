@@ -31,6 +31,17 @@ func (u UseCounts) Add(v UseCounts) UseCounts {
 // Calls returns the answers made and served.
 func (u UseCounts) Calls() int64 { return u.Made + u.Served }
 
+// Minus returns u less v.
+func (u UseCounts) Minus(v UseCounts) UseCounts {
+	return UseCounts{u.Made - v.Made, u.Served - v.Served, u.PromptTokens - v.PromptTokens, u.CompletionTokens - v.CompletionTokens}
+}
+
+// AsServed returns u with every answer counted as served: what a second
+// execution of the same turns costs, every answer now in the cache.
+func (u UseCounts) AsServed() UseCounts {
+	return UseCounts{Served: u.Calls(), PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
+}
+
 type useKey struct{}
 
 // WithUse returns ctx carrying u: every model core playing a turn under it
@@ -53,6 +64,17 @@ func (u *Use) add(resp model.Response) {
 	}
 	u.promptTokens.Add(resp.Usage.PromptTokens)
 	u.completionTokens.Add(resp.Usage.CompletionTokens)
+}
+
+// Add counts c.
+func (u *Use) Add(c UseCounts) {
+	if u == nil {
+		return
+	}
+	u.made.Add(c.Made)
+	u.served.Add(c.Served)
+	u.promptTokens.Add(c.PromptTokens)
+	u.completionTokens.Add(c.CompletionTokens)
 }
 
 // Counts returns what u has counted.
