@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -95,6 +96,10 @@ func TestModelCoresMatchPolicy(t *testing.T) {
 	if d := cmp.Diff(want, readDetection(t, modDir)); d != "" {
 		t.Fatalf("detection with model cores differs from the policy cores' (-policy +model):\n%s", d)
 	}
+	const verdicts = "SELECT id, flagged, blame, findings FROM items ORDER BY id"
+	if d := cmp.Diff(queryRows(t, polDir, verdicts), queryRows(t, modDir, verdicts)); d != "" {
+		t.Errorf("items' verdicts with model cores differ from the policy cores' (-policy +model):\n%s", d)
+	}
 	use := modelUse(t, modDir)
 	for _, d := range []string{ObservationDesign, "A", "B", "C"} {
 		if use[d].Made+use[d].Served == 0 {
@@ -161,63 +166,42 @@ func TestModelCoresMatchPolicy(t *testing.T) {
 // their trace's hash, by id.
 func keptItems(tb testing.TB, runDir, where string, n int) []string {
 	tb.Helper()
-	s, err := openStoreIn(runDir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer s.db.Close()
-	rows, err := s.db.Query(`SELECT id FROM items WHERE trace_sha256 != '' AND `+where+` ORDER BY id LIMIT ?`, n)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			tb.Fatal(err)
-		}
-		out = append(out, id)
-	}
-	if len(out) == 0 {
+	var err error
+	ids := queryRows(tb, runDir, fmt.Sprintf(`SELECT id FROM items WHERE trace_sha256 != '' AND %s ORDER BY id LIMIT %d`, where, n))
+	if len(ids) == 0 {
 		tb.Fatalf("no item kept its trace where %s", where)
 	}
-	return out
+	for i, id := range ids {
+		if ids[i], err = strconv.Unquote(id); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return ids
 }
 
 // itemRows dumps the items that match where (wall time aside) and their
 // findings.
 func itemRows(tb testing.TB, runDir, where string) []string {
 	tb.Helper()
+	items := queryRows(tb, runDir, `SELECT id, seed, flagged, blame, findings, model_calls, tool_calls, tokens, tokens_in, slipped, faulted, reached, success, run_sha256, trace_sha256 FROM items i WHERE `+where+` ORDER BY id`)
+	if len(items) == 0 {
+		tb.Fatalf("%s: no items where %s", runDir, where)
+	}
+	return append(items, queryRows(tb, runDir, `SELECT f.item_id, f.seq, f.rule, f.message, f.location, f.evidence FROM findings f JOIN items i ON i.id = f.item_id WHERE `+where+` ORDER BY f.item_id, f.seq`)...)
+}
+
+// queryRows returns the rows of one query on a run's store, as the
+// store's own checks print them.
+func queryRows(tb testing.TB, runDir, q string) []string {
+	tb.Helper()
 	s, err := openStoreIn(runDir)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer s.db.Close()
-	var out []string
-	for _, q := range []string{
-		`SELECT id, seed, flagged, blame, findings, model_calls, tool_calls, tokens, tokens_in, slipped, faulted, reached, success, run_sha256, trace_sha256 FROM items i WHERE ` + where + ` ORDER BY id`,
-		`SELECT f.item_id, f.seq, f.rule, f.message, f.location, f.evidence, '', '', '', '', '', '', '', '', '' FROM findings f JOIN items i ON i.id = f.item_id WHERE ` + where + ` ORDER BY f.item_id, f.seq`,
-	} {
-		rows, err := s.db.Query(q)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		for rows.Next() {
-			v := make([]any, 15)
-			p := make([]any, 15)
-			for i := range v {
-				p[i] = &v[i]
-			}
-			if err := rows.Scan(p...); err != nil {
-				tb.Fatal(err)
-			}
-			out = append(out, fmt.Sprintf("%v", v))
-		}
-		rows.Close()
+	rows, err := queryStrings(s.db, q)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	if len(out) == 0 {
-		tb.Fatalf("%s: no items where %s", runDir, where)
-	}
-	return out
+	return rows
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -104,12 +105,7 @@ func (c *Core) Hashes() model.Hashes { return c.loop.Hashes() }
 func (c *Core) Reported() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make([]string, 0, len(c.reported))
-	for m := range c.reported {
-		out = append(out, m)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(c.reported))
 }
 
 func (c *Core) report(id string) {
