@@ -80,10 +80,12 @@ func (d *decoder) cores(v *yaml.Node, key string) map[string]CoreSpec {
 			return
 		}
 		var c CoreSpec
+		given := map[string]bool{}
 		d.mapping(v2, f, func(key3 string, k3, v3 *yaml.Node) {
+			given[key3] = true
 			d.coreField(&c, f, key3, k3, v3)
 		})
-		d.checkCore(&c, f, deref(v2).Line)
+		d.checkCore(&c, given, f, deref(v2).Line)
 		out[agent] = c
 	})
 	return out
@@ -141,18 +143,21 @@ func (d *decoder) coreField(c *CoreSpec, f, key string, k, v *yaml.Node) {
 	}
 }
 
-// checkCore checks a core's settings together.
-func (d *decoder) checkCore(c *CoreSpec, f string, line int) {
+// checkCore checks a core's settings together; given are the keys the
+// entry has (a key given with a bad value is reported once, where it is).
+func (d *decoder) checkCore(c *CoreSpec, given map[string]bool, f string, line int) {
 	switch {
 	case c.Core == "":
-		d.failf(line, f+".core", "missing: want %s", strings.Join(AllCores, " or "))
+		if !given["core"] {
+			d.failf(line, f+".core", "missing: want %s", strings.Join(AllCores, " or "))
+		}
 	case c.Core == CorePolicy:
 		if c.Endpoint != "" || c.Model != "" || c.APIKeyEnv != "" || c.Prompt != "" || c.Temperature != nil || c.MaxSteps != 0 {
 			d.failf(line, f, "endpoint, model, api_key_env, prompt, temperature and max_steps are settings of core: model")
 		}
-	case c.Endpoint == "":
+	case c.Endpoint == "" && !given["endpoint"]:
 		d.failf(line, f+".endpoint", "missing: a model core needs the endpoint's base URL (http://127.0.0.1:8000/v1)")
-	case c.Model == "":
+	case c.Model == "" && !given["model"]:
 		d.failf(line, f+".model", "missing: a model core needs the model to ask for")
 	}
 }
@@ -161,12 +166,18 @@ func (d *decoder) checkCore(c *CoreSpec, f string, line int) {
 // be http(s) with a host, and carry no credentials (a protocol is copied
 // into every run folder and manifest).
 func endpointProblem(s string) string {
+	// The URL is not echoed: it may carry a secret.
+	const want = "want an http(s) base URL such as http://127.0.0.1:8000/v1"
 	u, err := url.Parse(s)
 	switch {
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return fmt.Sprintf("%q: want an http(s) base URL such as http://127.0.0.1:8000/v1", truncate(s))
+	case err != nil:
+		return "not a URL: " + want
 	case u.User != nil || u.RawQuery != "" || u.Fragment != "":
 		return "a base URL without user, password, query or fragment: credentials go in the environment variable named by api_key_env"
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Sprintf("scheme %q: %s", truncate(u.Scheme), want)
+	case u.Host == "":
+		return "no host: " + want
 	}
 	return ""
 }
