@@ -3,10 +3,15 @@ package experiment
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -204,4 +209,63 @@ func queryRows(tb testing.TB, runDir, q string) []string {
 		tb.Fatal(err)
 	}
 	return rows
+}
+
+// TestModelResume interrupts a model-backed run and resumes it: the
+// results are the uninterrupted run's, and the resumed session asks the
+// endpoint nothing the first session had an answer to (one worker: at
+// most the request in flight at the interruption is asked again).
+func TestModelResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real stack over HTTP")
+	}
+	ts := scriptedEndpoint(t)
+	var mu sync.Mutex
+	sent := map[string]int{}
+	count := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			mu.Lock()
+			sent[HashBytes(body)]++
+			mu.Unlock()
+		}
+		ts.Config.Handler.ServeHTTP(w, r)
+	}))
+	defer count.Close()
+	proto := smallProtocol + "cores:\n  \"*\":\n    core: model\n    endpoint: " + count.URL + "/v1\n    model: invoice-policy\n"
+	st := realStack(t)
+	sum, whole, err := runProtocol(t, st, proto, Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := readFile(t, filepath.Join(whole, ResultsFile))
+	clear(sent)
+
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "p.yaml"), proto)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opt := Options{ProtocolPath: filepath.Join(dir, "p.yaml"), RunDir: filepath.Join(dir, "run"), Workers: 1,
+		Stack: interrupting(st, int64(sum.Items/3), cancel), Logger: zerolog.Nop()}
+	if _, err := Run(ctx, opt); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted Run = %v, want context.Canceled", err)
+	}
+	opt.Resume, opt.Stack = true, st
+	if _, err := Run(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(results, readFile(t, filepath.Join(opt.RunDir, ResultsFile))) {
+		t.Error("results.json of the resumed model-backed run differs from the uninterrupted one's")
+	}
+	var again int
+	for _, n := range sent {
+		again += n - 1
+	}
+	if again > 1 {
+		t.Errorf("%d requests were sent again after the resume, want at most the one in flight", again)
+	}
+	if len(sent) == 0 {
+		t.Error("no request reached the endpoint")
+	}
 }
