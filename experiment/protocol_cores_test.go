@@ -183,3 +183,35 @@ func TestMixedCores(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzProtocolCores: a cores section is accepted only with settings a
+// model core can use, and never with a credential in it; every error
+// names file and line.
+func FuzzProtocolCores(f *testing.F) {
+	f.Add([]byte("cores:\n  \"*\":\n    core: model\n    endpoint: http://127.0.0.1:8000/v1\n    model: m\n    temperature: 0.7\n    max_steps: 8\n"))
+	f.Add([]byte("cores:\n  boundary: {core: model, endpoint: \"https://u:p@x/v1?k=1\", model: m, api_key_env: K}\n  intake: {core: policy}\n"))
+	f.Add([]byte("cores:\n  monitor:\n    core: model\n    endpoint: http://x\n    model: m\n    api_key: k\n    prompt: p.md\n"))
+	f.Add([]byte("model_cache: cache\ncost_weights: {per_1k_input_tokens: 0.5, per_1k_output_tokens: 1.5}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParseProtocol(data, "fuzz.yaml", "", testMissions())
+		if err != nil {
+			for _, line := range strings.Split(err.Error(), "\n") {
+				if !errLine.MatchString(line) {
+					t.Fatalf("error line %q does not start with file:line", line)
+				}
+			}
+			return
+		}
+		for agent, c := range p.Cores {
+			if !c.IsModel() {
+				continue
+			}
+			if problem := endpointProblem(c.Endpoint); problem != "" || c.Model == "" {
+				t.Fatalf("accepted model core %s with endpoint %q (%s), model %q", agent, c.Endpoint, problem, c.Model)
+			}
+			if c.Temperature != nil && (*c.Temperature < 0 || *c.Temperature > maxTemperature) || c.MaxSteps < 0 || c.MaxSteps > maxModelSteps {
+				t.Fatalf("accepted model core %s with temperature %v, max steps %d", agent, c.Temperature, c.MaxSteps)
+			}
+		}
+	})
+}
