@@ -18,7 +18,10 @@ func (d direct) Chat(ctx context.Context, req model.Request) (model.Response, er
 	return d.p.Play(ctx, req)
 }
 
-func TestQuick(t *testing.T) {
+// TestPlayerMatchesPolicy: every core a model played by the scripted
+// mission player, under slips and faults, ends every scenario in the
+// policy run's end state at the same seed.
+func TestPlayerMatchesPolicy(t *testing.T) {
 	m := invoice.New()
 	spec := m.Spec()
 	prof := mission.Profile{
