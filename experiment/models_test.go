@@ -89,6 +89,9 @@ func TestModelCoresMatchPolicy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the default protocol twice over HTTP")
 	}
+	if raceEnabled {
+		t.Skip("some 160,000 model calls are too slow under the race detector; TestModelResume and TestMixedCores run model cores under it")
+	}
 	st := realStack(t)
 	_, polDir, err := runProtocol(t, st, "name: default\ntrials: 2\n", Options{Workers: 2})
 	finished(t, err)
