@@ -61,3 +61,15 @@ func BenchmarkDefaultParse(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseWideContract compiles a contract with the most fields one
+// may have (MaxContractFields): the JSON Schema compiler's time grows
+// with the square of the fields, and the bound keeps the worst case short.
+func BenchmarkParseWideContract(b *testing.B) {
+	src := []byte("edge: a->b\nkind: k\nversion: \"1\"\nowner: b\nfields:\n" + manyFields(MaxContractFields))
+	for b.Loop() {
+		if _, err := Parse("wide.yaml", src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/types/ref"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/baton-lab/baton/input"
 )
 
 // Contract is one edge's compiled contract. Its exported fields describe it
@@ -94,7 +96,7 @@ func compile(s *spec, src []byte) (*Contract, error) {
 	}
 	sch, err := compileSchema(s)
 	if err != nil {
-		return nil, fmt.Errorf("%s:%d: fields: %w", s.file, s.line["fields"], err)
+		return nil, &input.Error{File: s.file, Pos: input.Pos{Line: s.line["fields"]}, Field: "fields", Err: err}
 	}
 	c.schema = sch
 
@@ -107,20 +109,20 @@ func compile(s *spec, src []byte) (*Contract, error) {
 		for _, k := range s.constants {
 			val, err := nativeConst(k.value)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: constants.%s: %w", s.file, k.line, k.name, err)
+				return nil, &input.Error{File: s.file, Pos: input.Pos{Line: k.line}, Field: input.Join("constants", k.name), Err: err}
 			}
 			c.consts[k.name] = val
 			opts = append(opts, cel.Variable(k.name, constType(k.value)))
 		}
 		if env, err = env.Extend(opts...); err != nil {
-			return nil, fmt.Errorf("%s:%d: constants: %w", s.file, s.line["constants"], err)
+			return nil, &input.Error{File: s.file, Pos: input.Pos{Line: s.line["constants"]}, Field: "constants", Err: err}
 		}
 	}
 	root := &fieldSpec{typ: "object", fields: s.fields}
 	for _, r := range s.rules {
 		cr, err := compileRule(env, root, r)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: rule %s: %w", s.file, err.line, r.id, err.err)
+			return nil, &input.Error{File: s.file, Pos: input.Pos{Line: err.line}, Field: r.path + ".expr", Problem: strings.TrimPrefix(err.err.Error(), "expr: "), Note: "rule " + r.id}
 		}
 		field := r.field
 		if field == "" {

@@ -1,6 +1,7 @@
 package contracts
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -13,6 +14,8 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+
+	"github.com/baton-lab/baton/input"
 )
 
 // Set is the contracts of a mission, one per edge, compiled once. A Set is
@@ -55,10 +58,18 @@ func (s *Set) seal() {
 // directly inside, in name order). It returns only what it read; use
 // [Set.Merge] to put a user's contracts over a mission's ([LoadFS]).
 func Load(paths ...string) (*Set, error) {
+	return LoadContext(context.Background(), paths...)
+}
+
+// LoadContext is [Load], stopping between files once ctx is done: a
+// folder of many large contracts takes seconds to compile, and Ctrl-C
+// must not wait for all of them.
+func LoadContext(ctx context.Context, paths ...string) (*Set, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("load contracts: no paths")
 	}
 	var cs []*Contract
+	n := 0
 	for _, p := range paths {
 		info, err := os.Stat(p)
 		if err != nil {
@@ -79,8 +90,14 @@ func Load(paths ...string) (*Set, error) {
 				return nil, fmt.Errorf("load contracts: %s: no *.yaml files", p)
 			}
 		}
+		if n += len(files); n > MaxContractFiles {
+			return nil, fmt.Errorf("load contracts: %s: more than %d contract files", p, MaxContractFiles)
+		}
 		for _, f := range files {
-			src, err := os.ReadFile(f)
+			if err := context.Cause(ctx); err != nil {
+				return nil, fmt.Errorf("load contracts: %w", err)
+			}
+			src, err := input.ReadFile(f, MaxContractBytes, "a contract")
 			if err != nil {
 				return nil, fmt.Errorf("load contracts: %w", err)
 			}

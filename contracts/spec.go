@@ -1,14 +1,16 @@
 package contracts
 
 import (
-	"fmt"
+	"cmp"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/baton-lab/baton/input"
 )
 
 // spec is one contract file as written, before compilation.
@@ -79,8 +81,10 @@ type ruleSpec struct {
 	expr     string
 	message  string
 	field    string
+	path     string // "rules[2]"
 	line     int
 	exprLine int
+	exprCol  int
 	block    bool // expr written as a block scalar: its text starts on the next line
 }
 
@@ -94,158 +98,225 @@ var fieldFormats = []string{"date", "date-time", "time", "duration", "email", "h
 var (
 	identRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	ruleIDRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
-	yamlLine = regexp.MustCompile(`line (\d+)`)
 )
 
-// decoder walks a YAML node tree, strictly, naming file and line in errors.
-type decoder struct{ file string }
+// Bounds on one contract file, far above a real contract's (the default
+// ones have at most 25 fields and 6 rules): the JSON Schema compiler's
+// time grows with the square of the fields, so a contract of ten thousand
+// fields is refused before it starts rather than compiled for seconds.
+const (
+	// MaxContractBytes bounds a contract file.
+	MaxContractBytes = 1 << 20
+	// MaxContractFields bounds the fields of one contract, nested fields
+	// and array items included.
+	MaxContractFields = 1000
+	// MaxContractRules bounds the CEL rules of one contract.
+	MaxContractRules = 200
+	// MaxContractFiles bounds the contract files loaded at once (a
+	// mission has one per edge).
+	MaxContractFiles = 200
+)
 
-func (d decoder) errf(n *yaml.Node, path, format string, args ...any) error {
-	line := 1
-	if n != nil && n.Line > 0 {
-		line = n.Line
-	}
-	msg := fmt.Sprintf(format, args...)
-	if path != "" {
-		msg = path + ": " + msg
-	}
-	return fmt.Errorf("%s:%d: %s", d.file, line, msg)
+// contractDoc is a contract file as written (see the package doc).
+type contractDoc struct {
+	Edge        string                   `yaml:"edge"`
+	Kind        string                   `yaml:"kind"`
+	Version     string                   `yaml:"version"`
+	Owner       string                   `yaml:"owner"`
+	Description string                   `yaml:"description"`
+	PerItem     string                   `yaml:"per_item"`
+	Closed      bool                     `yaml:"closed"`
+	Idempotency struct{ Key string }     `yaml:"idempotency"`
+	Escalation  escalationDoc            `yaml:"escalation"`
+	Constants   input.Ordered[any]       `yaml:"constants"`
+	Fields      input.Ordered[*fieldDoc] `yaml:"fields"`
+	Rules       []ruleDoc                `yaml:"rules"`
 }
 
-// parseSpec reads one contract file.
+type escalationDoc struct {
+	Values      []string `yaml:"values"`
+	RefRequired []string `yaml:"ref_required"`
+}
+
+// fieldDoc is one payload field as written.
+type fieldDoc struct {
+	Type             string                   `yaml:"type"`
+	Required         bool                     `yaml:"required"`
+	Nullable         bool                     `yaml:"nullable"`
+	AllowEmpty       bool                     `yaml:"allow_empty"`
+	Description      string                   `yaml:"description"`
+	Enum             []any                    `yaml:"enum"`
+	Format           string                   `yaml:"format"`
+	Pattern          string                   `yaml:"pattern"`
+	Minimum          *float64                 `yaml:"minimum"`
+	Maximum          *float64                 `yaml:"maximum"`
+	ExclusiveMinimum *float64                 `yaml:"exclusive_minimum"`
+	ExclusiveMaximum *float64                 `yaml:"exclusive_maximum"`
+	MinLength        *int                     `yaml:"min_length"`
+	MaxLength        *int                     `yaml:"max_length"`
+	MinItems         *int                     `yaml:"min_items"`
+	MaxItems         *int                     `yaml:"max_items"`
+	Items            *fieldDoc                `yaml:"items"`
+	Fields           input.Ordered[*fieldDoc] `yaml:"fields"`
+}
+
+// ruleDoc is one CEL rule as written.
+type ruleDoc struct {
+	ID      string `yaml:"id"`
+	Level   string `yaml:"level"`
+	Expr    string `yaml:"expr"`
+	Message string `yaml:"message"`
+	Field   string `yaml:"field"`
+}
+
+// parseSpec reads one contract file: the YAML layer decodes it strictly,
+// then every value is checked and the spec built. All problems are
+// reported, each an [*input.Error].
 func parseSpec(file string, src []byte) (*spec, error) {
-	d := decoder{file: file}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
-		line := 1
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			line, _ = strconv.Atoi(m[1])
-		}
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		msg = yamlLine.ReplaceAllString(msg, "")
-		msg = strings.TrimLeft(msg, ": ")
-		return nil, fmt.Errorf("%s:%d: invalid YAML: %s", file, line, msg)
+	d := input.NewDecoder(file, input.Options{Kind: "contract", Limits: input.Limits{Bytes: MaxContractBytes}})
+	root := d.Parse(src)
+	if root == nil {
+		return nil, d.Err()
 	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
-		return nil, d.errf(&doc, "", "empty contract")
+	var doc contractDoc
+	d.DecodeNode(root, "", &doc)
+	if d.Failed() {
+		return nil, d.Err()
 	}
-	root := doc.Content[0]
-	s := &spec{file: file, perItem: "one", line: map[string]int{}}
-	var (
-		haveKey, haveEsc bool
-	)
-	err := d.mapping(root, "", func(key string, k, v *yaml.Node) error {
-		s.line[key] = k.Line
-		var err error
-		switch key {
-		case "edge":
-			if s.edge, err = d.str(v, key); err == nil {
-				from, to, ok := strings.Cut(s.edge, "->")
-				if !ok || strings.TrimSpace(from) == "" || strings.TrimSpace(to) == "" || strings.TrimSpace(from) != from || strings.TrimSpace(to) != to {
-					err = d.errf(v, key, "%q: want from->to", s.edge)
-				}
-			}
-		case "kind":
-			s.kind, err = d.str(v, key)
-		case "version":
-			s.version, err = d.str(v, key)
-		case "owner":
-			s.owner, err = d.str(v, key)
-		case "description":
-			s.description, err = d.anyStr(v, key)
-		case "per_item":
-			if s.perItem, err = d.str(v, key); err == nil && s.perItem != "one" && s.perItem != "many" {
-				err = d.errf(v, key, "%q: want one or many", s.perItem)
-			}
-		case "closed":
-			s.closed, err = d.boolean(v, key)
-		case "idempotency":
-			haveKey = true
-			err = d.mapping(v, key, func(k2 string, kn, vn *yaml.Node) error {
-				switch k2 {
-				case "key":
-					src, err := d.str(vn, key+".key")
-					if err != nil {
-						return err
-					}
-					t, err := parseKeyTemplate(src)
-					if err != nil {
-						return d.errf(vn, key+".key", "%v", err)
-					}
-					s.key, s.keySource = t, src
-					return nil
-				}
-				return d.errf(kn, key, "unknown key %q (want key)", k2)
-			})
-		case "escalation":
-			haveEsc = true
-			err = d.mapping(v, key, func(k2 string, kn, vn *yaml.Node) error {
-				var err error
-				switch k2 {
-				case "values":
-					s.escValues, err = d.strList(vn, key+".values")
-				case "ref_required":
-					s.escRef, err = d.strList(vn, key+".ref_required")
-				default:
-					err = d.errf(kn, key, "unknown key %q (want values, ref_required)", k2)
-				}
-				return err
-			})
-		case "constants":
-			err = d.mapping(v, key, func(name string, kn, vn *yaml.Node) error {
-				if !identRE.MatchString(name) {
-					return d.errf(kn, key, "%q is not an identifier", name)
-				}
-				if reservedName(name) {
-					return d.errf(kn, key+"."+name, "name is taken by an envelope variable or a helper")
-				}
-				val, err := d.value(vn, key+"."+name)
-				if err != nil {
-					return err
-				}
-				s.constants = append(s.constants, constant{name: name, value: val, line: kn.Line})
-				return nil
-			})
-		case "fields":
-			s.fields, err = d.fieldMap(v, key)
-		case "rules":
-			s.rules, err = d.rules(v, key)
-		default:
-			err = d.errf(k, "", "unknown key %q (want edge, kind, version, owner, description, per_item, closed, idempotency, escalation, constants, fields, rules)", key)
-		}
-		return err
-	})
-	if err != nil {
+	b := &specBuilder{d: d}
+	s := b.build(&doc)
+	if err := d.Err(); err != nil {
 		return nil, err
 	}
-	for _, req := range []struct{ name, val string }{{"edge", s.edge}, {"kind", s.kind}, {"version", s.version}, {"owner", s.owner}} {
-		if req.val == "" {
-			line := s.line[req.name]
-			if line == 0 {
-				line = root.Line
-			}
-			return nil, fmt.Errorf("%s:%d: %s: required, non-empty", file, line, req.name)
+	return s, nil
+}
+
+// specBuilder checks a decoded contract and builds its spec.
+type specBuilder struct {
+	d      *input.Decoder
+	fields int // fields seen, against MaxContractFields
+}
+
+func (b *specBuilder) build(doc *contractDoc) *spec {
+	d := b.d
+	s := &spec{file: d.File(), edge: doc.Edge, kind: doc.Kind, version: doc.Version, owner: doc.Owner,
+		description: doc.Description, perItem: cmp.Or(doc.PerItem, "one"), closed: doc.Closed, line: map[string]int{}}
+	for _, key := range input.Keys(reflect.TypeFor[contractDoc]()) {
+		if d.Has(key) {
+			s.line[key] = d.Pos(key).Line
 		}
 	}
-	if !haveKey {
-		s.key, _ = parseKeyTemplate(defaultKeyTemplate)
-		s.keySource = defaultKeyTemplate
+	for _, req := range []struct{ key, val string }{{"edge", s.edge}, {"kind", s.kind}, {"version", s.version}, {"owner", s.owner}} {
+		switch {
+		case !d.Has(req.key):
+			d.Errorf(req.key, "missing (required)")
+		case req.val == "":
+			d.Errorf(req.key, "empty")
+		}
 	}
-	if !haveEsc || s.escValues == nil {
+	if from, to, ok := strings.Cut(s.edge, "->"); s.edge != "" && (!ok || strings.TrimSpace(from) == "" || strings.TrimSpace(to) == "" || strings.TrimSpace(from) != from || strings.TrimSpace(to) != to) {
+		d.Errorf("edge", "%s: want from->to", input.Quote(s.edge))
+	}
+	if d.Has("per_item") {
+		d.OneOf("per_item", "value", doc.PerItem, []string{"one", "many"})
+	}
+	b.key(doc, s)
+	b.escalation(doc, s)
+	b.constants(doc, s)
+	s.fields = b.fieldMap(doc.Fields, "fields")
+	s.rules = b.rules(doc.Rules)
+	b.ruleFields(s)
+	return s
+}
+
+// ruleFields checks that the field a rule reports is one the message has:
+// an envelope field or a declared payload field ("payload.lines[].amount").
+func (b *specBuilder) ruleFields(s *spec) {
+	var known []string
+	for _, v := range envelopeVars {
+		known = append(known, v.name)
+	}
+	known = declaredPaths(known, "payload", s.fields)
+	for _, r := range s.rules {
+		if r.field != "" && !slices.Contains(known, r.field) {
+			b.d.Unknown(r.path+".field", "field", r.field, known).Choices = nil
+		}
+	}
+}
+
+// declaredPaths appends the paths of fields under prefix: "payload.x",
+// "payload.x.y" for an object's fields, "payload.x[]" and "payload.x[].y"
+// for an array's items.
+func declaredPaths(out []string, prefix string, fields []*fieldSpec) []string {
+	for _, f := range fields {
+		p := prefix + "." + f.name
+		out = append(out, p)
+		out = declaredPaths(out, p, f.fields)
+		for it := f.items; it != nil; it = it.items {
+			p += "[]"
+			out = append(out, p)
+			out = declaredPaths(out, p, it.fields)
+		}
+	}
+	return out
+}
+
+// key reads the idempotency key template (the default when absent).
+func (b *specBuilder) key(doc *contractDoc, s *spec) {
+	src := defaultKeyTemplate
+	if b.d.Has("idempotency") {
+		if !b.d.Check(b.d.Has("idempotency.key") && doc.Idempotency.Key != "", "idempotency.key", "missing") {
+			return
+		}
+		src = doc.Idempotency.Key
+	}
+	t, err := parseKeyTemplate(src)
+	if err != nil {
+		b.d.Errorf("idempotency.key", "%v", err)
+		return
+	}
+	s.key, s.keySource = t, src
+}
+
+// escalation reads the escalation values (the defaults when absent).
+func (b *specBuilder) escalation(doc *contractDoc, s *spec) {
+	d := b.d
+	e := doc.Escalation
+	d.Strings("escalation.values", e.Values, "", nil)
+	d.Strings("escalation.ref_required", e.RefRequired, "", nil)
+	s.escValues, s.escRef = e.Values, e.RefRequired
+	if s.escValues == nil {
 		s.escValues = slices.Clone(defaultEscalationValues)
-		if !haveEsc {
+		if !d.Has("escalation.ref_required") {
+			s.escRef = nil
+		}
+		if !d.Has("escalation") {
 			s.escRef = []string{"escalated"}
 		}
 	}
-	if len(s.escValues) == 0 {
-		return nil, fmt.Errorf("%s:%d: escalation.values: empty", file, s.line["escalation"])
+	if d.Has("escalation.values") && len(e.Values) == 0 {
+		d.Errorf("escalation.values", "empty")
 	}
-	for _, r := range s.escRef {
+	for i, r := range s.escRef {
 		if !slices.Contains(s.escValues, r) {
-			return nil, fmt.Errorf("%s:%d: escalation.ref_required: %q is not one of the values %v", file, s.line["escalation"], r, s.escValues)
+			d.Errorf(input.Index("escalation.ref_required", i), "%s is not one of the values %v", input.Quote(r), s.escValues)
 		}
 	}
-	return s, nil
+}
+
+// constants reads the named values rules may read.
+func (b *specBuilder) constants(doc *contractDoc, s *spec) {
+	for _, e := range doc.Constants {
+		p := input.Join("constants", e.Key)
+		switch {
+		case !identRE.MatchString(e.Key):
+			b.d.Errorf(p, "%s is not an identifier", input.Quote(e.Key))
+		case reservedName(e.Key):
+			b.d.Errorf(p, "name is taken by an envelope variable or a helper")
+		default:
+			s.constants = append(s.constants, constant{name: e.Key, value: e.Value, line: e.Pos.Line})
+		}
+	}
 }
 
 // The defaults for optional contract keys.
@@ -253,287 +324,127 @@ const defaultKeyTemplate = "{item}:{kind}"
 
 var defaultEscalationValues = []string{"none", "requested", "escalated"}
 
-// mapping calls fn for each key of a mapping node, in order, rejecting
-// duplicate keys and non-string keys.
-func (d decoder) mapping(n *yaml.Node, path string, fn func(key string, k, v *yaml.Node) error) error {
-	if n.Kind == yaml.AliasNode {
-		return d.errf(n, path, "aliases are not supported")
-	}
-	if n.Kind != yaml.MappingNode {
-		return d.errf(n, path, "want a mapping, got %s", nodeKind(n))
-	}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
-			return d.errf(k, path, "want a plain key")
-		}
-		if seen[k.Value] {
-			return d.errf(k, path, "duplicate key %q", k.Value)
-		}
-		seen[k.Value] = true
-		if v.Kind == yaml.AliasNode {
-			return d.errf(v, join(path, k.Value), "aliases are not supported")
-		}
-		if err := fn(k.Value, k, v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-func nodeKind(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return "null"
-		}
-		return fmt.Sprintf("%q", n.Value)
-	case yaml.AliasNode:
-		return "an alias"
-	}
-	return "nothing"
-}
-
-// str reads a non-empty string scalar.
-func (d decoder) str(n *yaml.Node, path string) (string, error) {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
-		return "", d.errf(n, path, "want a string, got %s", nodeKind(n))
-	}
-	if n.Value == "" {
-		return "", d.errf(n, path, "empty")
-	}
-	return n.Value, nil
-}
-
-// anyStr reads a string scalar that may be empty.
-func (d decoder) anyStr(n *yaml.Node, path string) (string, error) {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
-		return "", d.errf(n, path, "want a string, got %s", nodeKind(n))
-	}
-	return n.Value, nil
-}
-
-func (d decoder) boolean(n *yaml.Node, path string) (bool, error) {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
-		return false, d.errf(n, path, "want true or false, got %s", nodeKind(n))
-	}
-	var b bool
-	if err := n.Decode(&b); err != nil {
-		return false, d.errf(n, path, "%v", err)
-	}
-	return b, nil
-}
-
-func (d decoder) number(n *yaml.Node, path string) (*float64, error) {
-	if n.Kind != yaml.ScalarNode || (n.Tag != "!!int" && n.Tag != "!!float") {
-		return nil, d.errf(n, path, "want a number, got %s", nodeKind(n))
-	}
-	var f float64
-	if err := n.Decode(&f); err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-		return nil, d.errf(n, path, "want a finite number, got %s", nodeKind(n))
-	}
-	return &f, nil
-}
-
-func (d decoder) count(n *yaml.Node, path string) (*int, error) {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
-		return nil, d.errf(n, path, "want a whole number, got %s", nodeKind(n))
-	}
-	var i int
-	if err := n.Decode(&i); err != nil || i < 0 {
-		return nil, d.errf(n, path, "want a whole number >= 0, got %s", nodeKind(n))
-	}
-	return &i, nil
-}
-
-func (d decoder) strList(n *yaml.Node, path string) ([]string, error) {
-	if n.Kind != yaml.SequenceNode {
-		return nil, d.errf(n, path, "want a list of strings, got %s", nodeKind(n))
-	}
-	out := []string{}
-	for _, c := range n.Content {
-		s, err := d.str(c, path)
-		if err != nil {
-			return nil, err
-		}
-		if slices.Contains(out, s) {
-			return nil, d.errf(c, path, "duplicate %q", s)
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
-
-// value reads a JSON-like value: null, bool, number (as float64), string,
-// list or string-keyed mapping.
-func (d decoder) value(n *yaml.Node, path string) (any, error) {
-	switch n.Kind {
-	case yaml.ScalarNode:
-		switch n.Tag {
-		case "!!null":
-			return nil, nil
-		case "!!bool":
-			return d.boolean(n, path)
-		case "!!int", "!!float":
-			f, err := d.number(n, path)
-			if err != nil {
-				return nil, err
-			}
-			return *f, nil
-		case "!!str":
-			return n.Value, nil
-		}
-		return nil, d.errf(n, path, "unsupported value %s (tag %s)", nodeKind(n), n.Tag)
-	case yaml.SequenceNode:
-		out := []any{}
-		for i, c := range n.Content {
-			v, err := d.value(c, fmt.Sprintf("%s[%d]", path, i))
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		return out, nil
-	case yaml.MappingNode:
-		out := map[string]any{}
-		err := d.mapping(n, path, func(key string, _, v *yaml.Node) error {
-			val, err := d.value(v, join(path, key))
-			out[key] = val
-			return err
-		})
-		return out, err
-	}
-	return nil, d.errf(n, path, "unsupported value %s", nodeKind(n))
-}
-
-// fieldMap reads a mapping of field name to field spec, in order.
-func (d decoder) fieldMap(n *yaml.Node, path string) ([]*fieldSpec, error) {
+// fieldMap checks a mapping of field name to field, in order.
+func (b *specBuilder) fieldMap(fields input.Ordered[*fieldDoc], path string) []*fieldSpec {
 	var out []*fieldSpec
-	err := d.mapping(n, path, func(name string, k, v *yaml.Node) error {
-		if !identRE.MatchString(name) {
-			return d.errf(k, path, "field name %q: want letters, digits and _", name)
+	for _, e := range fields {
+		p := input.Join(path, e.Key)
+		if !identRE.MatchString(e.Key) {
+			b.d.Errorf(p, "field name %s: want letters, digits and _", input.Quote(e.Key))
+			continue
 		}
-		f, err := d.field(v, join(path, name))
-		if err != nil {
-			return err
+		if f := b.field(e.Value, p); f != nil {
+			f.name, f.line = e.Key, e.Pos.Line
+			out = append(out, f)
 		}
-		f.name, f.line = name, k.Line
-		out = append(out, f)
-		return nil
-	})
-	return out, err
+	}
+	return out
 }
 
-// field reads one field spec and checks that its keys fit its type.
-func (d decoder) field(n *yaml.Node, path string) (*fieldSpec, error) {
-	f := &fieldSpec{line: n.Line}
-	keyNodes := map[string]*yaml.Node{}
-	err := d.mapping(n, path, func(key string, k, v *yaml.Node) error {
-		keyNodes[key] = k
-		p := join(path, key)
-		var err error
-		switch key {
-		case "type":
-			if f.typ, err = d.str(v, p); err == nil && !slices.Contains(fieldTypes, f.typ) {
-				err = d.errf(v, p, "unknown type %q (want %s)", f.typ, strings.Join(fieldTypes, ", "))
-			}
-		case "required":
-			f.required, err = d.boolean(v, p)
-		case "nullable":
-			f.nullable, err = d.boolean(v, p)
-		case "allow_empty":
-			f.allowEmpty, err = d.boolean(v, p)
-		case "description":
-			f.doc, err = d.anyStr(v, p)
-		case "enum":
-			var val any
-			if val, err = d.value(v, p); err == nil {
-				list, ok := val.([]any)
-				if !ok || len(list) == 0 {
-					err = d.errf(v, p, "want a non-empty list")
-				}
-				f.enum = list
-			}
-		case "format":
-			if f.format, err = d.str(v, p); err == nil && !slices.Contains(fieldFormats, f.format) {
-				err = d.errf(v, p, "unknown format %q (want %s)", f.format, strings.Join(fieldFormats, ", "))
-			}
-		case "pattern":
-			if f.pattern, err = d.str(v, p); err == nil {
-				if _, rerr := regexp.Compile(f.pattern); rerr != nil {
-					err = d.errf(v, p, "%v", rerr)
-				}
-			}
-		case "minimum":
-			f.minimum, err = d.number(v, p)
-		case "maximum":
-			f.maximum, err = d.number(v, p)
-		case "exclusive_minimum":
-			f.exclMin, err = d.number(v, p)
-		case "exclusive_maximum":
-			f.exclMax, err = d.number(v, p)
-		case "min_length":
-			f.minLength, err = d.count(v, p)
-		case "max_length":
-			f.maxLength, err = d.count(v, p)
-		case "min_items":
-			f.minItems, err = d.count(v, p)
-		case "max_items":
-			f.maxItems, err = d.count(v, p)
-		case "items":
-			f.items, err = d.field(v, p)
-		case "fields":
-			f.fields, err = d.fieldMap(v, p)
-		default:
-			err = d.errf(k, path, "unknown key %q", key)
-		}
-		return err
-	})
-	if err != nil {
-		return nil, err
+// Keys that only make sense for some types.
+var typedKeys = []struct {
+	key   string
+	types []string
+}{
+	{"allow_empty", []string{"string"}},
+	{"format", []string{"string"}},
+	{"pattern", []string{"string"}},
+	{"min_length", []string{"string"}},
+	{"max_length", []string{"string"}},
+	{"minimum", []string{"number", "integer"}},
+	{"maximum", []string{"number", "integer"}},
+	{"exclusive_minimum", []string{"number", "integer"}},
+	{"exclusive_maximum", []string{"number", "integer"}},
+	{"min_items", []string{"array"}},
+	{"max_items", []string{"array"}},
+	{"items", []string{"array"}},
+	{"fields", []string{"object"}},
+}
+
+// field checks one field and that its keys fit its type.
+func (b *specBuilder) field(f *fieldDoc, path string) *fieldSpec {
+	d := b.d
+	if b.fields++; b.fields == MaxContractFields+1 {
+		d.Errorf(path, "more than %d fields in one contract: split it", MaxContractFields)
 	}
-	if f.typ == "" {
-		return nil, d.errf(n, path, "type: required")
+	if f == nil || b.fields > MaxContractFields {
+		return nil
 	}
-	// Keys that only make sense for some types.
-	allowed := map[string][]string{
-		"allow_empty":       {"string"},
-		"format":            {"string"},
-		"pattern":           {"string"},
-		"min_length":        {"string"},
-		"max_length":        {"string"},
-		"minimum":           {"number", "integer"},
-		"maximum":           {"number", "integer"},
-		"exclusive_minimum": {"number", "integer"},
-		"exclusive_maximum": {"number", "integer"},
-		"min_items":         {"array"},
-		"max_items":         {"array"},
-		"items":             {"array"},
-		"fields":            {"object"},
+	before := d.Count()
+	switch {
+	case !d.Has(input.Join(path, "type")):
+		d.Errorf(input.Join(path, "type"), "missing (required)")
+	case !slices.Contains(fieldTypes, f.Type):
+		d.Unknown(input.Join(path, "type"), "type", f.Type, fieldTypes)
 	}
-	for key, types := range allowed {
-		if k, ok := keyNodes[key]; ok && !slices.Contains(types, f.typ) {
-			return nil, d.errf(k, join(path, key), "not allowed on type %s", f.typ)
+	if d.Count() > before {
+		return nil
+	}
+	for _, k := range typedKeys {
+		if d.Has(input.Join(path, k.key)) && !slices.Contains(k.types, f.Type) {
+			d.Errorf(input.Join(path, k.key), "not allowed on type %s", f.Type)
 		}
 	}
-	for i, e := range f.enum {
-		if !enumFits(f.typ, e) {
-			return nil, d.errf(keyNodes["enum"], join(path, "enum"), "value %d (%v) is not of type %s", i, e, f.typ)
+	if f.Format != "" && !slices.Contains(fieldFormats, f.Format) {
+		d.Unknown(input.Join(path, "format"), "format", f.Format, fieldFormats)
+	}
+	if _, err := regexp.Compile(f.Pattern); err != nil {
+		d.Errorf(input.Join(path, "pattern"), "%v", err)
+	}
+	if d.Has(input.Join(path, "enum")) && len(f.Enum) == 0 {
+		d.Errorf(input.Join(path, "enum"), "want a non-empty list")
+	}
+	for i, e := range f.Enum {
+		if !enumFits(f.Type, e) {
+			d.Errorf(input.Index(input.Join(path, "enum"), i), "%s is not of type %s", render(e), f.Type)
 		}
 	}
-	return f, nil
+	b.ranges(f, path)
+	out := &fieldSpec{typ: f.Type, required: f.Required, nullable: f.Nullable, allowEmpty: f.AllowEmpty, enum: f.Enum,
+		format: f.Format, pattern: f.Pattern, minimum: f.Minimum, maximum: f.Maximum, exclMin: f.ExclusiveMinimum, exclMax: f.ExclusiveMaximum,
+		minLength: f.MinLength, maxLength: f.MaxLength, minItems: f.MinItems, maxItems: f.MaxItems, doc: f.Description, line: d.Pos(path).Line}
+	if f.Items != nil {
+		out.items = b.field(f.Items, input.Join(path, "items"))
+	}
+	out.fields = b.fieldMap(f.Fields, input.Join(path, "fields"))
+	return out
+}
+
+// ranges checks that a field's bounds leave room for a value: minimum 10
+// with maximum 1 accepts nothing.
+func (b *specBuilder) ranges(f *fieldDoc, path string) {
+	d := b.d
+	for _, c := range []struct {
+		key string
+		n   *int
+	}{{"min_length", f.MinLength}, {"max_length", f.MaxLength}, {"min_items", f.MinItems}, {"max_items", f.MaxItems}} {
+		if c.n != nil && *c.n < 0 {
+			d.Errorf(input.Join(path, c.key), "%d: want 0 or more", *c.n)
+		}
+	}
+	lo, hi := func(a, b *int) bool { return a != nil && b != nil && *a > *b }, func(a, b *float64) bool { return a != nil && b != nil && *a > *b }
+	if lo(f.MinLength, f.MaxLength) {
+		d.Errorf(input.Join(path, "min_length"), "%d is above max_length %d: no value fits", *f.MinLength, *f.MaxLength)
+	}
+	if lo(f.MinItems, f.MaxItems) {
+		d.Errorf(input.Join(path, "min_items"), "%d is above max_items %d: no value fits", *f.MinItems, *f.MaxItems)
+	}
+	if hi(f.Minimum, f.Maximum) {
+		d.Errorf(input.Join(path, "minimum"), "%v is above maximum %v: no value fits", *f.Minimum, *f.Maximum)
+	}
+	empty := func(a, b *float64) bool { return a != nil && b != nil && *a >= *b }
+	for _, c := range []struct {
+		lo, hi       *float64
+		loKey, hiKey string
+	}{
+		{f.ExclusiveMinimum, f.ExclusiveMaximum, "exclusive_minimum", "exclusive_maximum"},
+		{f.ExclusiveMinimum, f.Maximum, "exclusive_minimum", "maximum"},
+		{f.Minimum, f.ExclusiveMaximum, "minimum", "exclusive_maximum"},
+	} {
+		if empty(c.lo, c.hi) {
+			d.Errorf(input.Join(path, c.loKey), "%v leaves no value below %s %v", *c.lo, c.hiKey, *c.hi)
+		}
+	}
 }
 
 func enumFits(typ string, v any) bool {
@@ -554,62 +465,52 @@ func enumFits(typ string, v any) bool {
 	return true
 }
 
-// rules reads the list of CEL rules.
-func (d decoder) rules(n *yaml.Node, path string) ([]*ruleSpec, error) {
-	if n.Kind != yaml.SequenceNode {
-		return nil, d.errf(n, path, "want a list of rules, got %s", nodeKind(n))
+// rules checks the list of CEL rules.
+func (b *specBuilder) rules(rules []ruleDoc) []*ruleSpec {
+	d := b.d
+	if len(rules) > MaxContractRules {
+		d.Errorf("rules", "%d rules: more than the %d one contract may have", len(rules), MaxContractRules)
+		return nil
 	}
 	var out []*ruleSpec
 	ids := map[string]int{}
-	for i, item := range n.Content {
-		r := &ruleSpec{line: item.Line, level: LevelSemantic}
-		p := fmt.Sprintf("%s[%d]", path, i)
-		err := d.mapping(item, p, func(key string, k, v *yaml.Node) error {
-			var err error
-			switch key {
-			case "id":
-				if r.id, err = d.str(v, p+".id"); err == nil && !ruleIDRE.MatchString(r.id) {
-					err = d.errf(v, p+".id", "%q: want lower-case letters, digits, '.', '_' and '-'", r.id)
-				}
-			case "level":
-				var s string
-				if s, err = d.str(v, p+".level"); err == nil {
-					if r.level, err = ParseLevel(s); err != nil {
-						err = d.errf(v, p+".level", "%v", err)
-					}
-				}
-			case "expr":
-				r.expr, err = d.str(v, p+".expr")
-				r.exprLine = v.Line
-				r.block = v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0
-			case "message":
-				r.message, err = d.str(v, p+".message")
-			case "field":
-				r.field, err = d.str(v, p+".field")
-			default:
-				err = d.errf(k, p, "unknown key %q (want id, level, expr, message, field)", key)
+	for i, r := range rules {
+		p := input.Index("rules", i)
+		before := d.Count()
+		for _, req := range []struct{ key, val string }{{"id", r.ID}, {"expr", r.Expr}, {"message", r.Message}} {
+			switch {
+			case !d.Has(p + "." + req.key):
+				d.Errorf(p+"."+req.key, "missing (required)")
+			case req.val == "":
+				d.Errorf(p+"."+req.key, "empty")
 			}
-			return err
-		})
-		if err != nil {
-			return nil, err
 		}
-		switch {
-		case r.id == "":
-			return nil, d.errf(item, p, "id: required")
-		case r.expr == "":
-			return nil, d.errf(item, "rule "+r.id, "expr: required")
-		case r.message == "":
-			return nil, d.errf(item, "rule "+r.id, "message: required")
+		if r.ID != "" && !ruleIDRE.MatchString(r.ID) {
+			d.Errorf(p+".id", "%s: want lower-case letters, digits, '.', '_' and '-'", input.Quote(r.ID))
 		}
-		if prev, dup := ids[r.id]; dup {
-			return nil, d.errf(item, "rule "+r.id, "duplicate id (first at line %d)", prev)
+		level := LevelSemantic
+		if d.Has(p + ".level") {
+			var err error
+			if level, err = ParseLevel(r.Level); err != nil {
+				d.Errorf(p+".level", "%v", err)
+			}
 		}
-		if isBuiltinRule(r.id) {
-			return nil, d.errf(item, "rule "+r.id, "id is reserved for a built-in check")
+		if d.Has(p+".field") && r.Field == "" {
+			d.Errorf(p+".field", "empty")
 		}
-		ids[r.id] = item.Line
-		out = append(out, r)
+		line := d.Pos(p).Line
+		if prev, dup := ids[r.ID]; dup && r.ID != "" {
+			d.Errorf(p+".id", "duplicate id %s (first at line %d)", input.Quote(r.ID), prev)
+		} else if isBuiltinRule(r.ID) {
+			d.Errorf(p+".id", "%s is reserved for a built-in check", input.Quote(r.ID))
+		}
+		if d.Count() > before {
+			continue
+		}
+		ids[r.ID] = line
+		expr := d.Node(p + ".expr")
+		out = append(out, &ruleSpec{id: r.ID, level: level, expr: r.Expr, message: r.Message, field: r.Field, path: p,
+			line: line, exprLine: expr.Line, exprCol: expr.Column, block: expr.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0})
 	}
-	return out, nil
+	return out
 }

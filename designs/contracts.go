@@ -1,95 +1,100 @@
 package designs
 
 import (
-	"encoding/json"
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/baton-lab/baton/contracts"
-	"github.com/baton-lab/baton/internal/jsontext"
 	"github.com/baton-lab/baton/mission"
 )
 
-// PerAgentContracts is design C: design A, plus every hand-off the agents'
-// emitters produce from their A results and every parse of the golden wire
-// messages, checked against the hand-off contracts at the protocol's level.
-var PerAgentContracts = Design{
-	ID:   "C",
-	Name: "per-agent plus contracts",
-	Doc: "Design A, plus each agent's emitter run on its A result and each consumer's parser run on " +
-		"the golden wire messages, every message checked against its edge's contract (required fields, " +
-		"types, owner of the next step, idempotency key, escalation state, cross-field rules). " +
-		"A contract violation blames its edge; A's findings keep their agent blame.",
-	Evaluate: func(in Input) (Verdict, error) {
-		start := time.Now()
-		var v Verdict
-		outcomes, err := runAgents(in, &v)
-		if err != nil {
-			return v, err
-		}
-		if in.Contracts == nil {
-			v.Findings = append(v.Findings, Finding{Rule: "harness.contracts", Message: "design C needs a contract set"})
-		} else {
-			for _, o := range outcomes {
-				checkEmitted(in, o, &v)
-				checkParsed(in, o.golden, &v)
+// PerAgentContracts is design C at its defaults: design A, plus every
+// message the agents' emitters packaged in A's runs and every message
+// their parsers read there, checked against the hand-off contracts.
+var PerAgentContracts = perAgentContracts(Params{})
+
+// perAgentContracts is design C with parameters p.
+func perAgentContracts(p Params) Design {
+	level := "the protocol's level"
+	if p.Contracts != "" {
+		level = "level " + p.Contracts
+	}
+	return Design{
+		ID:     "C",
+		Base:   "C",
+		Name:   variantName("per-agent plus contracts", p),
+		Params: p,
+		Blames: []LocationKind{BlameAgent, BlameEdge},
+		Doc: "Design A (" + cmp.Or(p.describe(), "at its defaults") + "), plus every message its agents' emitters packaged and every message their parsers read " +
+			"in those runs, each checked against its edge's contract at " + level + " (required fields, types, owner of the next step, " +
+			"idempotency key, escalation state, cross-field rules). A contract violation blames its edge; A's findings keep their agent blame. " +
+			"Its cost is A's plus the contract checks it executes.",
+		Evaluate: func(in Input) (Verdict, error) {
+			start := time.Now()
+			var v Verdict
+			outcomes, err := runAgents(in, p, &v)
+			if err != nil {
+				return v, err
 			}
-		}
-		finish(&v, start)
-		return v, nil
-	},
+			if in.Contracts == nil {
+				v.Findings = append(v.Findings, Finding{Rule: "harness.contracts", Message: "design C needs a contract set"})
+			} else {
+				lv := p.level(in)
+				for _, o := range outcomes {
+					checkEmitted(in.Contracts, lv, o, &v)
+					checkParsed(in.Contracts, lv, o, &v)
+				}
+			}
+			finish(&v, start)
+			return v, nil
+		},
+	}
 }
 
-// checkEmitted runs the agent's emitter on its A result for every edge the
-// golden run emitted on, and checks each message against its contract.
-func checkEmitted(in Input, o coreOutcome, v *Verdict) {
-	edges := make([]string, 0, len(o.golden.Emitted))
-	for e := range o.golden.Emitted {
+// checkEmitted checks every message the agent's emitter packaged in its
+// run alone against its edge's contract, one contract check each.
+func checkEmitted(set ContractChecker, lv contracts.Level, o coreOutcome, v *Verdict) {
+	edges := make([]string, 0, len(o.run.Emitted))
+	for e := range o.run.Emitted {
 		edges = append(edges, e)
 	}
-	sort.Strings(edges)
+	slices.Sort(edges)
+	runID := "core:" + string(o.golden.Agent) + ":" + o.golden.Item
 	for _, es := range edges {
-		e, err := mission.ParseEdge(es)
-		if err != nil {
-			continue
-		}
-		runID := "emit:" + es + ":" + o.golden.Item
-		raw, err := in.Mission.Emit(in.Build, e, o.golden.Item, o.run.Result)
-		if err != nil {
-			addContract(v, contracts.Violation{Edge: es, Rule: "emit", Message: err.Error()}, runID, o.golden.Item, o.failed)
-			continue
-		}
-		for _, viol := range in.Contracts.Check(es, raw, in.Level) {
+		v.Cost.ContractChecks++
+		seq := sentSeq(o.run.Trace, es)
+		for _, viol := range set.Check(es, o.run.Emitted[es], lv) {
+			if viol.Seq == 0 {
+				viol.Seq = seq
+			}
 			addContract(v, viol, runID, o.golden.Item, o.failed)
 		}
 	}
 }
 
-// checkParsed runs the consumer's parser on each golden wire message the
-// agent receives, and checks the parsed view against the edge's contract.
-func checkParsed(in Input, g mission.Golden, v *Verdict) {
-	for _, raw := range g.Input.Messages {
-		e, ok := mission.EnvelopeEdge(raw)
-		if !ok {
-			continue
-		}
-		edge := e.String()
-		runID := "parse:" + edge + ":" + g.Item
-		h, err := in.Mission.Parse(in.Build, e, raw)
-		if err != nil {
-			addContract(v, contracts.Violation{Edge: edge, Rule: "parse", Message: err.Error()}, runID, g.Item, false)
-			continue
-		}
-		view, ok := jsontext.AppendValue(nil, h)
-		if !ok {
-			if view, err = json.Marshal(h); err != nil {
-				continue
+// checkParsed checks the agent's parser's view of every message it read in
+// its run alone against the edge's contract, one contract check each; a
+// message the parser could not read is a violation of its edge.
+func checkParsed(set ContractChecker, lv contracts.Level, o coreOutcome, v *Verdict) {
+	if o.run.Trace == nil {
+		return
+	}
+	runID := "core:" + string(o.golden.Agent) + ":" + o.golden.Item
+	for _, e := range o.run.Trace.Events {
+		switch {
+		case e.Kind == mission.EventDropped && e.Reason == "unreadable":
+			v.Cost.ContractChecks++
+			addContract(v, contracts.Violation{Edge: e.Edge, Rule: "parse", Message: "as parsed by " + string(e.Agent) + ": unreadable", Seq: e.Seq},
+				runID, o.golden.Item, false)
+		case e.Kind == mission.EventReceived:
+			v.Cost.ContractChecks++
+			for _, viol := range set.Check(e.Edge, e.Parsed, lv) {
+				viol.Message = "as parsed by " + string(e.Agent) + ": " + viol.Message
+				viol.Seq = e.Seq
+				addContract(v, viol, runID, o.golden.Item, false)
 			}
-		}
-		for _, viol := range in.Contracts.Check(edge, view, in.Level) {
-			viol.Message = "as parsed by " + string(e.To) + ": " + viol.Message
-			addContract(v, viol, runID, g.Item, false)
 		}
 	}
 }

@@ -8,6 +8,7 @@ package designs
 
 import (
 	"context"
+	"slices"
 
 	"github.com/baton-lab/baton/contracts"
 	"github.com/baton-lab/baton/mission"
@@ -16,15 +17,43 @@ import (
 // Design is one evaluation procedure. Evaluate's error is the harness's
 // (a run that could not execute: a cancelled context, an unreachable
 // model), never a verdict: what a design finds goes into the Verdict.
+//
+// A design's modelling choices are its Params, recorded with every result:
+// a variant is the same base design with other parameters and its own id
+// ("A.wire", "C.schema"; see [Lookup]). Blames declares the kinds of place
+// the design can name, so that a report can say which hypothesis clauses
+// its definition settles.
 type Design struct {
-	ID   string // "A", "B", "C"
-	Name string // "per-agent", "end-to-end", "per-agent plus contracts"
-	Doc  string
+	ID     string // "A", "A.wire", "C.schema", "D"
+	Base   string // the base design: "A", "B", "C" or "D"
+	Name   string // "per-agent", "end-to-end", ...
+	Doc    string
+	Params Params
+	// Blames lists the kinds of location the design can name, in
+	// [AllLocationKinds] order.
+	Blames []LocationKind
 	// Describe, when set, writes Doc for one mission (naming its rules,
 	// say); [Design.DocFor] uses it.
 	Describe func(spec *mission.Spec) string
 	Evaluate func(in Input) (Verdict, error)
 }
+
+// CanBlame reports whether the design can name a location of kind k.
+func (d Design) CanBlame(k LocationKind) bool { return slices.Contains(d.Blames, k) }
+
+// LocationKind is a kind of place a design can blame.
+type LocationKind string
+
+// The location kinds.
+const (
+	BlameAgent LocationKind = "agent"
+	BlameEdge  LocationKind = "edge"
+)
+
+// AllLocationKinds lists the location kinds.
+var AllLocationKinds = []LocationKind{BlameAgent, BlameEdge}
+
+func (k LocationKind) String() string { return string(k) }
 
 // DocFor returns the design's description for a mission: Describe's, or
 // Doc.
@@ -47,12 +76,17 @@ type Input struct {
 	Seed      uint64
 	Env       mission.Env
 	Contracts ContractChecker
-	Level     contracts.Level
-	// Inputs selects where design A's per-agent inputs come from: "golden"
-	// (the default) or "recorded" (an integrated run of the same build).
+	// Level is the contract level of a design C variant that names none.
+	Level contracts.Level
+	// Inputs is where the per-agent inputs of a design A or C variant that
+	// names none come from: "golden" (the default) or "recorded" (an
+	// integrated run of the same build).
 	Inputs string
-	// Golden holds the scenario's per-agent golden expectations, prepared
-	// once by the caller with PrepareGolden; nil means prepare on demand.
+	// Golden holds the build's per-agent golden expectations for the
+	// scenario, prepared once by the caller (the clean build's, with
+	// PrepareGolden, or those a build's own team re-recorded); nil means
+	// the clean build's, prepared on demand. A design never learns why a
+	// golden is what it is.
 	Golden []mission.Golden
 }
 
@@ -86,7 +120,7 @@ type Finding struct {
 
 // Evidence points into a run's trace.
 type Evidence struct {
-	Run   string `json:"run"`           // "integrated", or "core:<agent>:<item>", "emit:<edge>:<item>", "parse:<edge>:<item>"
+	Run   string `json:"run"`           // "integrated", or "core:<agent>:<item>" (a core run alone: the agent's parses and emits are in it)
 	Seq   int    `json:"seq,omitempty"` // trace event sequence number
 	Item  string `json:"item,omitempty"`
 	Field string `json:"field,omitempty"`

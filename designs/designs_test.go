@@ -46,18 +46,44 @@ func scenarios(tb testing.TB) []*mission.Scenario {
 	return scs
 }
 
+// variants are the designs and variants the tests run: every base and
+// every parameter value at least once.
+func variants(tb testing.TB) []Design {
+	tb.Helper()
+	var out []Design
+	for _, id := range []string{"A", "A.wire", "A.recorded", "B", "C", "C.wire", "C.schema", "D"} {
+		d, err := Lookup(id)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
 // On the clean build with zero slips and zero faults no design flags any
 // scenario: a flag there would be a false alarm built into the harness.
 func TestCleanBuildUnflagged(t *testing.T) {
 	m := invoice.New()
 	for _, sc := range scenarios(t) {
-		for _, d := range All() {
+		for _, d := range variants(t) {
 			v := evaluate(t, d, testInput(t, sc, m))
 			if v.Flagged {
 				t.Errorf("design %s flags clean scenario %s: %+v", d.ID, sc.ID, v.Findings)
 			}
 		}
 	}
+}
+
+// countingChecker counts the contract checks a design asks for.
+type countingChecker struct {
+	ContractChecker
+	checks int
+}
+
+func (c *countingChecker) Check(edge string, raw []byte, level contracts.Level) []contracts.Violation {
+	c.checks++
+	return c.ContractChecker.Check(edge, raw, level)
 }
 
 // countingMission wraps a mission and sums the cost of every run it was
@@ -88,20 +114,25 @@ func (c *countingMission) RunCore(ctx context.Context, b mission.Build, a missio
 	return r, nil
 }
 
-// Each design's cost counters are the sum of what it executed: a design
-// that reported a fixed or estimated cost would fail here.
+// Each design's cost counters are the sum of what it executed: the runs
+// (counted by the mission) and the contract checks (counted by the
+// checker). A design that reported a fixed or estimated cost would fail
+// here.
 func TestCostIsWhatRan(t *testing.T) {
 	scs := scenarios(t)
-	for _, d := range All() {
+	for _, d := range variants(t) {
 		t.Run(d.ID, func(t *testing.T) {
 			var total, executed mission.Cost
 			for _, sc := range scs[:6] {
 				cm := &countingMission{Mission: invoice.New()}
 				in := testInput(t, sc, cm)
+				cc := &countingChecker{ContractChecker: in.Contracts}
+				in.Contracts = cc
 				in.Golden, _ = PrepareGolden(invoice.New(), sc)
 				v := evaluate(t, d, in)
 				total.Add(v.Cost)
 				executed.Add(cm.cost)
+				executed.ContractChecks += cc.checks
 				if cm.runs+cm.cores == 0 {
 					t.Fatalf("design %s executed nothing on %s", d.ID, sc.ID)
 				}
@@ -109,10 +140,35 @@ func TestCostIsWhatRan(t *testing.T) {
 			if diff := cmp.Diff(executed, total); diff != "" {
 				t.Errorf("verdict cost differs from executed cost (-executed +verdict):\n%s", diff)
 			}
-			if total.ModelCalls == 0 || total.SandboxResets == 0 {
-				t.Errorf("cost %+v: no model calls or sandbox resets counted", total)
+			if total.ModelCalls == 0 || total.SandboxResets() == 0 || total.Parses+total.Emits == 0 {
+				t.Errorf("cost %+v: no model calls, sandbox resets or messages counted", total)
 			}
 		})
+	}
+}
+
+// C costs what A costs plus the contract checks it executes, on clean and
+// mutated builds: it runs A's very runs and checks every message emitted
+// or parsed in them, one check each.
+func TestContractsCostAPlusChecks(t *testing.T) {
+	a, c := variants(t)[0], PerAgentContracts
+	for _, b := range []mission.Build{mission.Clean(), mission.NewBuild(hook{emit: dropField("intake->action", "currency")}, nil)} {
+		for _, sc := range scenarios(t)[:8] {
+			in := testInput(t, sc, invoice.New())
+			in.Build = b
+			va := evaluate(t, a, in)
+			cc := &countingChecker{ContractChecker: in.Contracts}
+			in.Contracts = cc
+			vc := evaluate(t, c, in)
+			want := va.Cost
+			want.ContractChecks += cc.checks
+			if diff := cmp.Diff(want, vc.Cost); diff != "" {
+				t.Errorf("%s: C's cost is not A's plus its %d checks (-want +got):\n%s", sc.ID, cc.checks, diff)
+			}
+			if cc.checks != vc.Cost.Parses+vc.Cost.Emits {
+				t.Errorf("%s: %d contract checks, want one per message parsed or emitted (%d)", sc.ID, cc.checks, vc.Cost.Parses+vc.Cost.Emits)
+			}
+		}
 	}
 }
 
@@ -126,10 +182,11 @@ func TestCostScalesWithSuite(t *testing.T) {
 		}
 		return c
 	}
-	for _, d := range All() {
+	for _, d := range variants(t) {
 		one := suiteCost(d, scs)
 		two := suiteCost(d, append(append([]*mission.Scenario{}, scs...), scs...))
-		if two.ModelCalls != 2*one.ModelCalls || two.ToolCalls != 2*one.ToolCalls || two.SandboxResets != 2*one.SandboxResets {
+		if two.ModelCalls != 2*one.ModelCalls || two.ToolCalls != 2*one.ToolCalls || two.SandboxResets() != 2*one.SandboxResets() ||
+			two.ContractChecks != 2*one.ContractChecks {
 			t.Errorf("design %s: suite %+v, doubled suite %+v", d.ID, one, two)
 		}
 	}
@@ -147,6 +204,7 @@ func TestWhatEachDesignExecutes(t *testing.T) {
 		{PerAgent, 0, 3},
 		{EndToEnd, 1, 0},
 		{PerAgentContracts, 0, 3},
+		{TraceAttribution, 1, 0},
 	} {
 		cm := &countingMission{Mission: invoice.New()}
 		in := testInput(t, sc, cm)
@@ -236,9 +294,9 @@ func TestRecordedInputsOnCleanBuild(t *testing.T) {
 		if recorded.Flagged {
 			t.Errorf("%s: recorded inputs flag the clean build: %+v", sc.ID, recorded.Findings)
 		}
-		if recorded.Cost.SandboxResets != golden.Cost.SandboxResets+1 {
+		if recorded.Cost.EnvironmentResets != golden.Cost.EnvironmentResets+1 {
 			t.Errorf("%s: recorded inputs cost %d sandbox resets, golden %d; want one more for the integrated run",
-				sc.ID, recorded.Cost.SandboxResets, golden.Cost.SandboxResets)
+				sc.ID, recorded.Cost.EnvironmentResets, golden.Cost.EnvironmentResets)
 		}
 	}
 }

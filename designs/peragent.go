@@ -14,23 +14,41 @@ import (
 	"github.com/baton-lab/baton/score"
 )
 
-// PerAgent is design A: each agent's core run alone on inputs from the
-// scenario's golden expectations (or recorded from an integrated run),
-// scored against its own scorecard.
-var PerAgent = Design{
-	ID:       "A",
-	Name:     "per-agent",
-	Doc:      perAgentDoc("the mission's trajectory rules of the agent"),
-	Describe: func(spec *mission.Spec) string { return perAgentDoc(ruleDocs(spec)) },
-	Evaluate: func(in Input) (Verdict, error) {
-		start := time.Now()
-		var v Verdict
-		if _, err := runAgents(in, &v); err != nil {
-			return v, err
-		}
-		finish(&v, start)
-		return v, nil
-	},
+// PerAgent is design A at its defaults: each agent run whole and alone
+// (the build's parser on its inputs, its core, the build's emitter), on
+// inputs from the scenario's golden expectations (or recorded from an
+// integrated run), scored against its own scorecard.
+var PerAgent = perAgent(Params{})
+
+// perAgent is design A with parameters p.
+func perAgent(p Params) Design {
+	d := Design{
+		ID:     "A",
+		Base:   "A",
+		Name:   variantName("per-agent", p),
+		Params: p,
+		Blames: []LocationKind{BlameAgent},
+		Evaluate: func(in Input) (Verdict, error) {
+			start := time.Now()
+			var v Verdict
+			if _, err := runAgents(in, p, &v); err != nil {
+				return v, err
+			}
+			finish(&v, start)
+			return v, nil
+		},
+	}
+	d.Doc = perAgentDoc("the mission's trajectory rules of the agent", p)
+	d.Describe = func(spec *mission.Spec) string { return perAgentDoc(ruleDocs(spec), p) }
+	return d
+}
+
+// variantName is a base design's name with its variant's parameters.
+func variantName(name string, p Params) string {
+	if s := p.describe(); s != "" {
+		return name + " (" + s + ")"
+	}
+	return name
 }
 
 // coreOutcome is one agent-item run alone and whether its scorecard held.
@@ -41,15 +59,16 @@ type coreOutcome struct {
 }
 
 // runAgents runs every agent-item of the scenario's golden expectations
-// alone, scores each, and appends findings and cost to v.
-func runAgents(in Input, v *Verdict) ([]coreOutcome, error) {
+// whole and alone, scores each at p's level, and appends findings and
+// cost to v.
+func runAgents(in Input, p Params, v *Verdict) ([]coreOutcome, error) {
 	golden, err := goldenFor(in)
 	if err != nil {
 		v.Findings = append(v.Findings, Finding{Rule: "harness.golden", Message: err.Error()})
 		return nil, nil
 	}
 	inputs := goldenInputs(golden)
-	if in.Inputs == InputsRecorded {
+	if p.inputs(in) == InputsRecorded {
 		if inputs, err = recordedInputs(in, v, golden); err != nil {
 			return nil, err
 		}
@@ -65,17 +84,14 @@ func runAgents(in Input, v *Verdict) ([]coreOutcome, error) {
 		v.Cost.Add(cr.Cost)
 		before := len(v.Findings)
 		scoreCore(spec, g, cr, counts, v)
+		if p.wire() {
+			scoreWire(g, cr, v)
+		}
 		out = append(out, coreOutcome{golden: g, run: cr, failed: len(v.Findings) > before})
 	}
 	v.Matchers = counts
 	return out, nil
 }
-
-// Where design A's per-agent inputs come from.
-const (
-	InputsGolden   = "golden"   // the scenario's golden expectations (mocked neighbours)
-	InputsRecorded = "recorded" // an integrated run of the same build
-)
 
 func goldenInputs(golden []mission.Golden) []mission.CoreInput {
 	in := make([]mission.CoreInput, len(golden))
@@ -320,11 +336,20 @@ func b2i(b bool) int {
 }
 
 // perAgentDoc is design A's description with its hard rules besides the
-// permitted tools.
-func perAgentDoc(rules string) string {
-	return "Runs each agent's core alone with mocked neighbours and scores its tool-call trajectory " +
-		"(exact match on name, arguments and order), its structured result against golden, and hard " +
-		"rules (permitted tools, " + rules + "). A flag blames the agent."
+// permitted tools, at p's scorecard level.
+func perAgentDoc(rules string, p Params) string {
+	inputs := "golden inputs (its mocked neighbours' golden messages, read by the build's parser)"
+	if p.Inputs == InputsRecorded {
+		inputs = "inputs recorded from an integrated run of the same build (read by the build's parser)"
+	}
+	doc := "Runs each agent whole and alone, as its team's unit test would, on " + inputs +
+		": the build's parser, the core against a per-agent fixture, the build's emitter. The scorecard scores its tool-call trajectory " +
+		"(exact match on name, arguments and order; name-only and order-ignored beside it), its structured result against golden " +
+		"(correct, incorrect or unscoreable), and hard rules (permitted tools, " + rules + ")"
+	if p.wire() {
+		doc += "; at the wire level also every message its emitter packaged against the agent's golden message, field by field"
+	}
+	return doc + ". Goldens are the build's: a team that shipped a deliberate new version re-recorded its own. A flag blames the agent."
 }
 
 // ruleDocs lists a mission's hard rules in a few words each, in agent

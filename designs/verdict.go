@@ -8,19 +8,6 @@ import (
 	"github.com/baton-lab/baton/mission"
 )
 
-// All returns the designs of the protocol, in id order.
-func All() []Design { return []Design{PerAgent, EndToEnd, PerAgentContracts} }
-
-// ByID returns the design with id, if there is one.
-func ByID(id string) (Design, bool) {
-	for _, d := range All() {
-		if d.ID == id {
-			return d, true
-		}
-	}
-	return Design{}, false
-}
-
 // finish sets the verdict's flag, ranks its blame and records wall time.
 func finish(v *Verdict, start time.Time) {
 	v.Flagged = len(v.Findings) > 0

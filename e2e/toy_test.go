@@ -283,7 +283,7 @@ faults:
   "*": {timeout_after_commit: 0.05, unavailable: 0.05}
   transport: {redelivery: 0.05}
 review_sample: 4
-cost_weights: {per_model_call: 0.0, per_1k_tokens: 0.002, per_tool_call: 0.0001, per_sandbox_reset: 0.0005, currency: EUR}
+cost_weights: {per_model_call: 0.0, per_1k_tokens: 0.002, per_tool_call: 0.0001, per_environment_reset: 0.0005, per_fixture_reset: 0.00005, currency: EUR}
 thresholds: {h1_min_gap: 0.3, h2_max_detection_gap: 0.1, h2_min_localisation_gain: 0.2, h2_max_cost_ratio: 0.5, h3_min_gap: 0}
 `
 
@@ -368,18 +368,28 @@ func TestToyMissionThroughDesigns(t *testing.T) {
 		build   mission.Build
 		flagged map[string]bool // by design id
 	}{
-		{"clean", mission.Clean(), map[string]bool{"A": false, "B": false, "C": false}},
-		{"control", build("ctl-clerk-amount"), map[string]bool{"A": true, "B": true, "C": true}},
-		// A scores cores on golden inputs: the emitter's drop is a hand-off
-		// defect it cannot see; the end state and the contract do.
-		{"dropped amount", build("cl-desk-clerk-amount"), map[string]bool{"A": false, "B": true, "C": true}},
-		{"amount in cents", build("cd-desk-clerk-amount-cents"), map[string]bool{"A": false, "B": true, "C": false}},
+		{"clean", mission.Clean(), map[string]bool{"A": false, "A.wire": false, "B": false, "C": false, "D": false}},
+		{"control", build("ctl-clerk-amount"), map[string]bool{"A": true, "A.wire": true, "B": true, "C": true, "D": true}},
+		// A's result scorecard scores the desk's core, which the emitter's
+		// drop leaves alone; its wire scorecard, the end state and the
+		// contract see it.
+		{"dropped amount", build("cl-desk-clerk-amount"), map[string]bool{"A": false, "A.wire": true, "B": true, "C": true, "D": true}},
+		{"amount in cents", build("cd-desk-clerk-amount-cents"), map[string]bool{"A": false, "A.wire": true, "B": true, "C": false, "D": true}},
 	} {
-		for _, d := range designs.All() {
+		wire, _ := designs.Lookup("A.wire")
+		for _, d := range append(designs.All(), wire) {
 			got := len(flaggedBy(t, m, d, tc.build, set)) > 0
 			if got != tc.flagged[d.ID] {
 				t.Errorf("%s: design %s flags %v, want %v", tc.name, d.ID, got, tc.flagged[d.ID])
 			}
+		}
+	}
+	// D's rules read only the kernel's trace vocabulary: on this mission too
+	// they name the edge of a hand-off defect, where B names the writer.
+	for _, id := range []string{"cl-desk-clerk-amount", "cd-desk-clerk-amount-cents"} {
+		v, err := designs.TraceAttribution.Evaluate(designs.Input{Mission: m, Build: build(id), Scenario: toyScenarios()[0], Seed: 1})
+		if err != nil || len(v.Blame) == 0 || v.Blame[0] != "desk->clerk" {
+			t.Errorf("%s: D blames %v (%v), want desk->clerk first", id, v.Blame, err)
 		}
 	}
 	// B blames the writer of the differing record, from the tools.

@@ -63,7 +63,7 @@ func BenchmarkStoreWriter(b *testing.B) {
 		design, trial, scenario := ids[i%4], i/4%20+1, "S"+strconv.Itoa(i/80)
 		it := reports.Item{Build: "cl-intake-action-currency", Design: design, Scenario: scenario,
 			Trial: trial, Seed: uint64(i) * 0x9e3779b97f4a7c15, Flagged: true, Blame: []string{"intake->action", "boundary"},
-			Findings: 2, Cost: mission.Cost{ModelCalls: 12, ToolCalls: 20, Tokens: 4000, SandboxResets: 4}, WallNS: 120000}
+			Findings: 2, Cost: mission.Cost{ModelCalls: 12, ToolCalls: 20, Tokens: 4000, FixtureResets: 4}, WallNS: 120000}
 		r := row{ord: i, id: ItemID(it.Build, design, scenario, trial), item: it, findings: findings}
 		if design == "" {
 			r.item.TraceHash = "0b67e8184f6f3491430672b52c5ea93affa3c7da376d56d799fbd8552c1b2ddf"

@@ -102,7 +102,9 @@
 //	trials(scenario, trial, seed)          a trial's seed, the same for every build
 //	units(ord, build, scenario, trial, run_sha256, checksum)
 //	outcomes(ord, unit, design, flags, flagged, slipped, faulted, success,
-//	         blame, model_calls, tool_calls, tokens, sandbox_resets, wall_ns,
+//	         blame, model_calls, tool_calls, tokens, environment_resets,
+//	         fixture_resets, emits, parses, contract_checks,
+//	         attribution_steps, wall_ns,
 //	         reached, match_n, match_exact, match_name_only,
 //	         match_order_ignored, trace, checksum)
 //	blames(id, blame, checksum)            distinct blames, JSON; 0 is []

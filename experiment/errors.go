@@ -2,8 +2,8 @@ package experiment
 
 import (
 	"errors"
-	"fmt"
-	"strings"
+
+	"github.com/baton-lab/baton/input"
 )
 
 // Sentinel errors; callers test them with errors.Is.
@@ -27,36 +27,9 @@ var (
 	ErrNoStack = errors.New("no missions to run")
 )
 
-// InputError is a problem with an input file: the file, the line, the
-// field (a dotted path such as "faults.get_ticket.latency") and what
-// is wrong. Err, when set, is the underlying error.
-type InputError struct {
-	File    string
-	Line    int
-	Field   string
-	Problem string
-	Err     error
-}
-
-func (e *InputError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-	}
-	if e.Field != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Field)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Problem)
-	if e.Err != nil {
-		if e.Problem != "" {
-			b.WriteString(": ")
-		}
-		b.WriteString(e.Err.Error())
-	}
-	return b.String()
-}
-
-func (e *InputError) Unwrap() error { return e.Err }
+// InputError is a problem with an input file: the file, the line and
+// column, the field (a dotted path such as "faults.get_ticket.latency"),
+// what is wrong and, where the value had to be one of a set, the choices.
+// It is the one located error type of baton's input readers
+// ([input.Error]).
+type InputError = input.Error

@@ -25,9 +25,9 @@ func ExampleParseProtocol() {
 	_, err = experiment.ParseProtocol([]byte("trials: 0\nprofile:\n  intake:\n    misread: 1.5\n"), "bad.yaml", "", missions)
 	fmt.Println(err)
 	// Output:
-	// quick 3 [S01 S02] [A B C] semantic
-	// bad.yaml:1: trials: 0: want at least 1
-	// bad.yaml:4: profile.intake.misread: 1.5: want a probability in [0, 1]
+	// quick 3 [S01 S02] [A A.wire A.recorded B C C.schema D] semantic
+	// bad.yaml:1:9: trials: 0: want at least 1
+	// bad.yaml:4:14: profile.intake.misread: 1.5: want a probability in [0, 1]
 }
 
 func ExampleItemID() {

@@ -3,7 +3,9 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/baton-lab/baton/designs"
@@ -14,13 +16,27 @@ import (
 )
 
 // fakeMission is a deterministic stand-in for the reference mission: it
-// has the reference mission's spec (so protocols written for it load), and
+// has the reference mission's spec (so protocols written for it load), but
+// for a default protocol naming only the designs the fake stack has, and
 // its runs depend on the scenario and seed only.
 type fakeMission struct{}
 
 var _ mission.Mission = fakeMission{}
 
-func (fakeMission) Spec() *mission.Spec { return invoice.Spec() }
+func (fakeMission) Spec() *mission.Spec { return fakeSpec() }
+
+// fakeSpec is the reference mission's spec with designs A, B and C in its
+// default protocol.
+var fakeSpec = sync.OnceValue(func() *mission.Spec {
+	s := *invoice.Spec()
+	re := regexp.MustCompile(`(?m)^designs: .*$`)
+	if !re.Match(s.Protocol.Data) {
+		panic("fake: the default protocol has no designs line")
+	}
+	s.Protocol.Data = re.ReplaceAll(s.Protocol.Data, []byte("designs: [A, B, C]"))
+	return &s
+})
+
 func (fakeMission) Emit(mission.Build, mission.Edge, string, mission.Result) ([]byte, error) {
 	return nil, nil
 }
@@ -64,12 +80,12 @@ func (fakeMission) Run(_ context.Context, b mission.Build, sc *mission.Scenario,
 		recs.Escalations = []invoice.Escalation{{ID: "ESC-1", Item: "E1", Reason: "above_threshold"}}
 	}
 	return &mission.Run{Trace: fakeTrace("run", sc.ID, seed), End: &sandbox.State{Records: recs},
-		Cost: mission.Cost{ModelCalls: 3, ToolCalls: 5, Tokens: int(seed % 1000), SandboxResets: 1}}, nil
+		Cost: mission.Cost{ModelCalls: 3, ToolCalls: 5, Tokens: int(seed % 1000), EnvironmentResets: 1}}, nil
 }
 
 func (fakeMission) RunCore(_ context.Context, b mission.Build, agent mission.Agent, sc *mission.Scenario, in mission.CoreInput, seed uint64, env mission.Env) (*mission.CoreRun, error) {
 	return &mission.CoreRun{Agent: agent, Item: in.Item, Trace: fakeTrace("core:"+string(agent), sc.ID, seed),
-		Cost: mission.Cost{ModelCalls: 1, ToolCalls: 2, Tokens: int(seed % 100), SandboxResets: 1}}, nil
+		Cost: mission.Cost{ModelCalls: 1, ToolCalls: 2, Tokens: int(seed % 100), EnvironmentResets: 1}}, nil
 }
 
 func fakeCheck(got *sandbox.State) []sandbox.Difference {

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,6 +19,9 @@ type LockOptions struct {
 	// mission) the lock covers: [NewStack] of the missions baton runs.
 	// It is required.
 	Stack *Stack
+	// Context, when set, stops a lock that Ctrl-C interrupts before the
+	// lock is written.
+	Context context.Context
 }
 
 // Lock pre-registers a protocol. It validates the protocol as a run would,
@@ -38,6 +42,9 @@ func Lock(path string, opt LockOptions) (InputTree, error) {
 	t, err := inputTree(p, pl, p.Path)
 	if err != nil {
 		return t, fmt.Errorf("lock protocol: %w", err)
+	}
+	if opt.Context != nil && context.Cause(opt.Context) != nil {
+		return t, fmt.Errorf("lock protocol: interrupted while loading: %w", context.Cause(opt.Context))
 	}
 	if err := writeAtomic(LockFile(path), formatLock(t)); err != nil {
 		return t, fmt.Errorf("lock protocol: %w", err)

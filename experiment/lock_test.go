@@ -141,9 +141,9 @@ func TestLockRefusesWhatWouldDiscardARun(t *testing.T) {
 		name, protocol, catalogue, want string
 	}{
 		{"a catalogue without a control", "name: x\nmutants:\n  catalogue: cat.yaml\n  mode: replace\n", extraMutant,
-			"p.yaml:3: mutants.catalogue: selects no control mutant"},
+			"p.yaml:3:14: mutants.catalogue: selects no control mutant"},
 		{"a class selection without the control", "name: x\nmutants:\n  classes: [context_loss]\n", "",
-			"p.yaml:3: mutants.classes: selects no control mutant"},
+			"p.yaml:3:12: mutants.classes: selects no control mutant"},
 		{"an empty scenario selection", "name: x\nscenarios:\n  include_tags: [currency:USD]\n  exclude_tags: [currency:USD]\n", "",
 			"scenarios: selects no scenario"},
 		{"an unknown design", "name: x\ndesigns: [A, Z]\n", "", "designs[1]"},
@@ -330,5 +330,19 @@ func TestResumeRefusesAChangedCopy(t *testing.T) {
 	opt.Resume = true
 	if _, err := Run(context.Background(), opt); !errors.Is(err, ErrProtocolChanged) || !strings.Contains(err.Error(), "mutants.catalogue") {
 		t.Errorf("resume with a changed copy = %v, want ErrProtocolChanged naming the catalogue", err)
+	}
+}
+
+// TestLockInterrupted: a lock that Ctrl-C interrupts writes no lock file.
+func TestLockInterrupted(t *testing.T) {
+	_, path := lockFixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Lock(path, LockOptions{Stack: NewStack(testMissions()), Context: ctx})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Lock = %v, want context.Canceled", err)
+	}
+	if _, err := os.Stat(LockFile(path)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("lock file: %v, want none", err)
 	}
 }

@@ -25,13 +25,16 @@ type plan struct {
 	mission   mission.Mission
 	builds    []BuildSpec
 	scenarios []*mission.Scenario
-	golden    [][]mission.Golden // per scenario, nil when the stack prepares none
-	designs   []designs.Design
-	checker   designs.ContractChecker
-	level     contracts.Level
-	env       mission.Env
-	trials    int
-	seed      uint64
+	golden    [][]mission.Golden // per scenario, the clean build's; nil when the stack prepares none
+	// rebased holds, per build that re-records its changed agent's
+	// goldens (BuildSpec.Rebaseline), its goldens per scenario.
+	rebased map[int][][]mission.Golden
+	designs []designs.Design
+	checker designs.ContractChecker
+	level   contracts.Level
+	env     mission.Env
+	trials  int
+	seed    uint64
 
 	catalogueHash, scenariosHash, contractsHash string
 
@@ -205,12 +208,13 @@ func (pl *plan) resolveContracts(path func(string) string) error {
 
 // resolveDesigns looks the protocol's designs up.
 func (pl *plan) resolveDesigns(func(string) string) error {
+	defaults := designs.Params{Inputs: pl.proto.DesignAInputs, Contracts: pl.level.String()}
 	for i, id := range pl.proto.Designs {
 		d, ok := pl.stack.Design(id)
 		if !ok || d.Evaluate == nil {
 			return pl.proto.errorf(fmt.Sprintf("designs[%d]", i), "unknown design %q", id)
 		}
-		pl.designs = append(pl.designs, d)
+		pl.designs = append(pl.designs, d.With(defaults))
 	}
 	return nil
 }
@@ -236,58 +240,89 @@ func (pl *plan) index() error {
 	return nil
 }
 
-// prepare records each scenario's golden expectations once.
+// prepare records each scenario's golden expectations once, and each
+// build's own where its team re-recorded them.
 func (pl *plan) prepare() error {
+	pl.golden = make([][]mission.Golden, len(pl.scenarios))
 	if pl.stack.Golden == nil {
-		pl.golden = make([][]mission.Golden, len(pl.scenarios))
 		return nil
 	}
-	pl.golden = make([][]mission.Golden, len(pl.scenarios))
-	for i, sc := range pl.scenarios {
-		g, err := pl.stack.Golden(pl.mission, sc)
-		if err != nil {
-			return fmt.Errorf("prepare scenario %s: %w", sc.ID, err)
+	for si := range pl.scenarios {
+		if err := pl.prepareScenario(si, -1); err != nil {
+			return err
 		}
-		pl.golden[i] = g
 	}
 	return nil
 }
 
-// prepareOne records one scenario's golden expectations (replay needs no
-// more).
-func (pl *plan) prepareOne(si int) error {
+// prepareOne records one scenario's golden expectations, and build bi's
+// own (replay needs no more).
+func (pl *plan) prepareOne(bi, si int) error {
 	pl.golden = make([][]mission.Golden, len(pl.scenarios))
 	if pl.stack.Golden == nil {
 		return nil
 	}
-	g, err := pl.stack.Golden(pl.mission, pl.scenarios[si])
+	return pl.prepareScenario(si, bi)
+}
+
+// prepareScenario records scenario si's clean goldens and those of every
+// build that re-records them (only build bi's when bi >= 0).
+func (pl *plan) prepareScenario(si, bi int) error {
+	sc := pl.scenarios[si]
+	g, err := pl.stack.Golden(pl.mission, sc)
 	if err != nil {
-		return fmt.Errorf("prepare scenario %s: %w", pl.scenarios[si].ID, err)
+		return fmt.Errorf("prepare scenario %s: %w", sc.ID, err)
 	}
 	pl.golden[si] = g
+	for i, b := range pl.builds {
+		if b.Rebaseline == "" || bi >= 0 && i != bi {
+			continue
+		}
+		rg, err := rebaseline(pl.mission, b, sc, g)
+		if err != nil {
+			return fmt.Errorf("prepare scenario %s for build %s: %w", sc.ID, b.Info.ID, err)
+		}
+		if pl.rebased == nil {
+			pl.rebased = map[int][][]mission.Golden{}
+		}
+		if pl.rebased[i] == nil {
+			pl.rebased[i] = make([][]mission.Golden, len(pl.scenarios))
+		}
+		pl.rebased[i][si] = rg
+	}
 	return nil
+}
+
+// goldenOf returns the goldens build bi's designs score scenario si
+// against: the build's own where its team re-recorded them, else the
+// clean build's.
+func (pl *plan) goldenOf(bi, si int) []mission.Golden {
+	if g := pl.rebased[bi]; g != nil && g[si] != nil {
+		return g[si]
+	}
+	return pl.golden[si]
 }
 
 // selectScenarios applies the protocol's selection: the union of the listed
 // ids and the scenarios carrying an included tag (all when both are empty),
 // minus those carrying an excluded tag; in id order.
 func selectScenarios(p *Protocol, all []*mission.Scenario) ([]*mission.Scenario, error) {
-	ids := map[string]bool{}
+	ids := map[string]string{} // id -> where it is defined
 	tags := map[string]bool{}
 	for _, sc := range all {
 		if strings.Contains(sc.ID, "/") {
 			return nil, p.errorf("scenarios", "scenario id %q contains '/'", sc.ID)
 		}
-		if ids[sc.ID] {
-			return nil, p.errorf("scenarios", "scenario id %q defined twice", sc.ID)
+		if first, dup := ids[sc.ID]; dup {
+			return nil, p.errorf("scenarios.files", "scenario id %q defined twice: in %s and in %s", sc.ID, first, sc.Source)
 		}
-		ids[sc.ID] = true
+		ids[sc.ID] = sc.Source
 		for _, t := range sc.Tags {
 			tags[t] = true
 		}
 	}
 	for i, id := range p.Scenarios.IDs {
-		if !ids[id] {
+		if _, ok := ids[id]; !ok {
 			return nil, p.errorf(fmt.Sprintf("scenarios.ids[%d]", i), "unknown scenario %q", id)
 		}
 	}

@@ -139,7 +139,12 @@ func methodsOf(pl *plan, models []ModelProvenance) reports.Methods {
 		out.Cores = append(out.Cores, c)
 	}
 	for _, d := range pl.designs {
-		out.Designs = append(out.Designs, reports.DesignInfo{ID: d.ID, Name: d.Name, Doc: d.DocFor(spec)})
+		blames := make([]string, len(d.Blames))
+		for i, k := range d.Blames {
+			blames[i] = k.String()
+		}
+		out.Designs = append(out.Designs, reports.DesignInfo{ID: d.ID, Name: d.Name, Doc: d.DocFor(spec),
+			Base: d.Base, Params: d.Params.String(), Blames: blames})
 	}
 	return out
 }

@@ -5,10 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/baton-lab/baton/contracts"
+	"github.com/baton-lab/baton/input"
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/reports"
 	"github.com/baton-lab/baton/sandbox"
@@ -54,10 +54,10 @@ type Protocol struct {
 	// Raw holds the protocol file's bytes.
 	Raw []byte `json:"-"`
 
-	// lines maps a field path ("scenarios.ids[2]") to its line, for errors
-	// found after loading (unknown scenario id or tag, catalogue failing to
-	// load).
-	lines map[string]int
+	// pos maps a field path ("scenarios.ids[2]") to where it was written,
+	// for errors found after loading (unknown scenario id or tag, catalogue
+	// failing to load).
+	pos map[string]input.Pos
 }
 
 // MissionRef names the mission and version a protocol was written for.
@@ -109,8 +109,9 @@ const (
 	ModeExtend       = "extend"
 )
 
-// KnownDesigns lists the design ids a protocol may name.
-var KnownDesigns = []string{"A", "B", "C"}
+// KnownDesigns lists the base design ids a protocol may name; a variant
+// adds its parameters' values ("A.wire", "C.schema", see designs.Lookup).
+var KnownDesigns = []string{"A", "B", "C", "D"}
 
 // Level returns the protocol's contract level.
 func (p *Protocol) Level() contracts.Level {
@@ -141,25 +142,26 @@ func (p *Protocol) Path(name string) string {
 	return filepath.Join(p.Dir, name)
 }
 
-// line returns the line of a field path, or the closest enclosing field's.
-func (p *Protocol) line(field string) int {
+// where returns where a field path was written, or the closest enclosing
+// field's place.
+func (p *Protocol) where(field string) input.Pos {
 	for f := field; f != ""; f = parentField(f) {
-		if l, ok := p.lines[f]; ok {
-			return l
+		if at, ok := p.pos[f]; ok {
+			return at
 		}
 	}
-	return 0
+	return input.Pos{}
 }
 
-// errorf returns an input error naming the protocol file, the line of field
-// and field.
+// errorf returns an input error naming the protocol file, the place of
+// field and field.
 func (p *Protocol) errorf(field, format string, args ...any) error {
-	return &InputError{File: p.Source, Line: p.line(field), Field: field, Problem: fmt.Sprintf(format, args...)}
+	return &InputError{File: p.Source, Pos: p.where(field), Field: field, Problem: fmt.Sprintf(format, args...)}
 }
 
 // wrapf returns an input error naming the protocol field that led to err.
 func (p *Protocol) wrapf(field string, err error, format string, args ...any) error {
-	return &InputError{File: p.Source, Line: p.line(field), Field: field, Problem: fmt.Sprintf(format, args...), Err: err}
+	return &InputError{File: p.Source, Pos: p.where(field), Field: field, Problem: fmt.Sprintf(format, args...), Err: err}
 }
 
 // DefaultProtocol returns the default protocol of the registry's default
@@ -173,16 +175,15 @@ func DefaultProtocol(missions *mission.Registry) (*Protocol, error) {
 // mission.
 func MissionProtocol(m mission.Mission) (*Protocol, error) {
 	f := m.Spec().Protocol
-	d := &decoder{file: f.Name, lines: map[string]int{}, spec: m.Spec()}
 	p := &Protocol{}
-	d.protocol(f.Data, p)
-	if err := d.err(); err != nil {
+	pos, err := decodeProtocol(f.Name, f.Data, p, m.Spec())
+	if err != nil {
 		return nil, fmt.Errorf("default protocol of mission %s: %w", m.Spec().Name, err)
 	}
 	if p.Mission.Name != m.Spec().Name {
 		return nil, fmt.Errorf("default protocol of mission %s: %s: mission.name: %q", m.Spec().Name, f.Name, p.Mission.Name)
 	}
-	p.Source, p.Raw, p.lines = f.Name, bytes.Clone(f.Data), d.lines
+	p.Source, p.Raw, p.pos = f.Name, bytes.Clone(f.Data), pos
 	p.SHA256 = HashBytes(f.Data)
 	return p, nil
 }
@@ -190,7 +191,7 @@ func MissionProtocol(m mission.Mission) (*Protocol, error) {
 // LoadProtocol reads a protocol file of one of missions. Relative paths in
 // it resolve against the file's folder.
 func LoadProtocol(path string, missions *mission.Registry) (*Protocol, error) {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(path, MaxProtocolBytes, "a protocol")
 	if err != nil {
 		return nil, fmt.Errorf("load protocol: %w", err)
 	}
@@ -203,16 +204,21 @@ func LoadProtocol(path string, missions *mission.Registry) (*Protocol, error) {
 
 // ParseProtocol reads a protocol of one of missions from data; source names
 // it in errors and dir is the folder relative paths resolve against. Every
-// problem found is reported, each as an [*InputError] "file:line: field:
-// problem"; agents, slips and fault tools are checked against the mission
-// the protocol names.
+// problem found is reported (a few dozen at most, then their count), each
+// as an [*InputError] "file:line:column: field: problem"; agents, slips
+// and fault tools are checked against the mission the protocol names.
 func ParseProtocol(data []byte, source, dir string, missions *mission.Registry) (*Protocol, error) {
 	m := missions.Default()
-	if name, line := peekMission(data); name != "" {
+	if name, at := peekMission(source, data); name != "" {
 		var ok bool
 		if m, ok = missions.Lookup(name); !ok {
-			return nil, &InputError{File: source, Line: line, Field: "mission.name",
-				Problem: fmt.Sprintf("unknown mission %q (this baton runs %s)", name, missions.Names())}
+			var names []string
+			for _, m := range missions.All() {
+				names = append(names, m.Spec().Name)
+			}
+			e := &InputError{File: source, Pos: at, Field: "mission.name", Problem: "unknown mission " + input.Quote(name) + " (this baton runs " + missions.Names() + ")"}
+			e.Suggest = input.Suggest(name, names)
+			return nil, e
 		}
 	}
 	base, err := MissionProtocol(m)
@@ -223,12 +229,11 @@ func ParseProtocol(data []byte, source, dir string, missions *mission.Registry) 
 	if source == base.Source && bytes.Equal(data, base.Raw) {
 		p = &Protocol{}
 	}
-	d := &decoder{file: source, lines: map[string]int{}, spec: m.Spec()}
-	d.protocol(data, p)
-	if err := d.err(); err != nil {
+	pos, err := decodeProtocol(source, data, p, m.Spec())
+	if err != nil {
 		return nil, err
 	}
-	p.Source, p.Dir, p.Raw, p.lines = source, dir, bytes.Clone(data), d.lines
+	p.Source, p.Dir, p.Raw, p.pos = source, dir, bytes.Clone(data), pos
 	p.SHA256 = HashBytes(data)
 	return p, nil
 }
@@ -260,7 +265,7 @@ func (p *Protocol) clone() *Protocol {
 	}
 	c.Cores = cloneCores(p.Cores)
 	c.Raw = bytes.Clone(p.Raw)
-	c.lines = p.lines
+	c.pos = p.pos
 	return &c
 }
 

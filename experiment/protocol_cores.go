@@ -8,8 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
+	"github.com/baton-lab/baton/input"
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/reports"
 )
@@ -69,97 +68,56 @@ func (p *Protocol) coreKeys() []string { return slices.Sorted(maps.Keys(p.Cores)
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// cores reads the cores section: per agent of the mission (or "*"), its
-// core and a model core's settings.
-func (d *decoder) cores(v *yaml.Node, key string) map[string]CoreSpec {
-	out := map[string]CoreSpec{}
-	d.mapping(v, key, func(agent string, k2, v2 *yaml.Node) {
-		f := key + "." + agent
-		if agent != AnyAgent && !d.spec.HasAgent(mission.Agent(agent)) {
-			d.failf(k2.Line, f, "unknown agent %q (known: %s, or %q for every agent)", agent, joinAgents(d.spec), AnyAgent)
-			return
+// checkCores checks the cores section (protocol_decode.go's checkProtocol
+// calls it): per agent of the mission (or "*"), its core and a model
+// core's settings; and model_cache.
+func checkCores(d *input.Decoder, p *Protocol, spec *mission.Spec) {
+	d.Check(!d.Has("model_cache") || p.ModelCache != "", "model_cache", "empty: want a directory")
+	for _, agent := range p.coreKeys() {
+		f := input.Join("cores", agent)
+		if agent != AnyAgent && !spec.HasAgent(mission.Agent(agent)) {
+			d.Unknown(f, "agent", agent, append(agentNames(spec), AnyAgent))
+			continue
 		}
-		var c CoreSpec
-		given := map[string]bool{}
-		d.mapping(v2, f, func(key3 string, k3, v3 *yaml.Node) {
-			given[key3] = true
-			d.coreField(&c, f, key3, k3, v3)
-		})
-		d.checkCore(&c, given, f, deref(v2).Line)
-		out[agent] = c
-	})
-	return out
-}
-
-// coreField reads one setting of a core.
-func (d *decoder) coreField(c *CoreSpec, f, key string, k, v *yaml.Node) {
-	f3 := f + "." + key
-	switch key {
-	case "core":
-		c.Core, _ = d.enum(v, f3, AllCores...)
-	case "endpoint":
-		if s, ok := d.str(v, f3); ok {
-			if problem := endpointProblem(s); problem != "" {
-				d.failf(v.Line, f3, "%s", problem)
-			}
-			c.Endpoint = s
-		}
-	case "api_key_env":
-		if s, ok := d.str(v, f3); ok {
-			if !envName.MatchString(s) {
-				d.failf(v.Line, f3, "%q: want the name of an environment variable (letters, digits, _)", truncate(s))
-			}
-			c.APIKeyEnv = s
-		}
-	case "api_key", "key", "token":
-		d.failf(k.Line, f3, "never write a key in a protocol: put it in an environment variable and name that variable in api_key_env")
-	case "model", "prompt":
-		if s, ok := d.str(v, f3); ok {
-			if s == "" {
-				d.failf(v.Line, f3, "empty")
-			}
-			if key == "model" {
-				c.Model = s
-			} else {
-				c.Prompt = s
-			}
-		}
-	case "temperature":
-		if x, ok := d.float(v, f3); ok {
-			if x < 0 || x > maxTemperature {
-				d.failf(v.Line, f3, "%v: want a temperature from 0 to %d", x, maxTemperature)
-			}
-			c.Temperature = &x
-		}
-	case "max_steps":
-		if n, ok := d.int(v, f3); ok {
-			if n < 1 || n > maxModelSteps {
-				d.failf(v.Line, f3, "%d: want 1 to %d model calls", n, maxModelSteps)
-			}
-			c.MaxSteps = n
-		}
-	default:
-		d.unknown(k, f3)
+		checkCore(d, p.Cores[agent], f)
 	}
 }
 
-// checkCore checks a core's settings together; given are the keys the
-// entry has (a key given with a bad value is reported once, where it is).
-func (d *decoder) checkCore(c *CoreSpec, given map[string]bool, f string, line int) {
+// checkCore checks one core's settings.
+func checkCore(d *input.Decoder, c CoreSpec, f string) {
+	has := func(key string) bool { return d.Has(input.Join(f, key)) }
 	switch {
-	case c.Core == "":
-		if !given["core"] {
-			d.failf(line, f+".core", "missing: want %s", strings.Join(AllCores, " or "))
-		}
+	case !has("core"):
+		d.Errorf(f, "core missing: want %s", strings.Join(AllCores, " or "))
+		return
+	case !d.OneOf(input.Join(f, "core"), "core", c.Core, AllCores):
+		return
 	case c.Core == CorePolicy:
-		if c.Endpoint != "" || c.Model != "" || c.APIKeyEnv != "" || c.Prompt != "" || c.Temperature != nil || c.MaxSteps != 0 {
-			d.failf(line, f, "endpoint, model, api_key_env, prompt, temperature and max_steps are settings of core: model")
+		for _, k := range []string{"endpoint", "model", "api_key_env", "prompt", "temperature", "max_steps"} {
+			if has(k) {
+				d.Errorf(input.Join(f, k), "a setting of core: model, not of core: policy")
+			}
 		}
-	case c.Endpoint == "" && !given["endpoint"]:
-		d.failf(line, f+".endpoint", "missing: a model core needs the endpoint's base URL (http://127.0.0.1:8000/v1)")
-	case c.Model == "" && !given["model"]:
-		d.failf(line, f+".model", "missing: a model core needs the model to ask for")
+		return
 	}
+	if !has("endpoint") {
+		d.Errorf(f, "endpoint missing: a model core needs the endpoint's base URL (http://127.0.0.1:8000/v1)")
+	} else if problem := endpointProblem(c.Endpoint); problem != "" {
+		d.Errorf(input.Join(f, "endpoint"), "%s", problem)
+	}
+	if !has("model") {
+		d.Errorf(f, "model missing: a model core needs the model to ask for")
+	}
+	d.Check(!has("model") || c.Model != "", input.Join(f, "model"), "empty")
+	d.Check(!has("prompt") || c.Prompt != "", input.Join(f, "prompt"), "empty")
+	d.Check(!has("api_key_env") || envName.MatchString(c.APIKeyEnv), input.Join(f, "api_key_env"),
+		"%s: want the name of an environment variable (letters, digits, _)", input.Quote(c.APIKeyEnv))
+	if c.Temperature != nil {
+		d.Check(*c.Temperature >= 0 && *c.Temperature <= maxTemperature, input.Join(f, "temperature"),
+			"%v: want a temperature from 0 to %d", *c.Temperature, maxTemperature)
+	}
+	d.Check(!has("max_steps") || c.MaxSteps >= 1 && c.MaxSteps <= maxModelSteps, input.Join(f, "max_steps"),
+		"%d: want 1 to %d model calls", c.MaxSteps, maxModelSteps)
 }
 
 // endpointProblem says what is wrong with an endpoint's base URL: it must
@@ -175,7 +133,7 @@ func endpointProblem(s string) string {
 	case u.User != nil || u.RawQuery != "" || u.Fragment != "":
 		return "a base URL without user, password, query or fragment: credentials go in the environment variable named by api_key_env"
 	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Sprintf("scheme %q: %s", truncate(u.Scheme), want)
+		return fmt.Sprintf("scheme %s: %s", input.Quote(u.Scheme), want)
 	case u.Host == "":
 		return "no host: " + want
 	}

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/baton-lab/baton/input"
 	"github.com/baton-lab/baton/mission/invoice"
 	"github.com/baton-lab/baton/reports"
 	"github.com/baton-lab/baton/sandbox"
@@ -29,8 +31,9 @@ func TestDefaultProtocol(t *testing.T) {
 		Designs                              []string
 		Trials                               int
 		Thresholds                           reports.Thresholds
-	}{"default", "default", "replace", "semantic", "golden", []string{"A", "B", "C"}, 20,
-		reports.Thresholds{H1MinGap: 0.3, H2MaxDetectionGap: 0.1, H2MinLocalisationGain: 0.2, H2MaxCostRatio: 0.5, H3MinGap: 0}}
+	}{"default", "default", "replace", "semantic", "golden", []string{"A", "A.wire", "A.recorded", "B", "C", "C.schema", "D"}, 20,
+		reports.Thresholds{H1MinGap: 0.3, H2MaxDetectionGap: 0.1, H2MinLocalisationGain: 0.2, H2MaxCostRatio: 0.5, H3MinGap: 0,
+			H1Design: "A", H2Design: "C", H2Baseline: "B", H3Design: "C", H3Baseline: "B"}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("default protocol (-want +got):\n%s", d)
 	}
@@ -89,46 +92,59 @@ func TestProtocolBadInput(t *testing.T) {
 	tests := []struct {
 		name, yaml, want string
 	}{
-		{"unknown top-level key", "name: x\nfoo: 1\n", "p.yaml:2: foo: unknown field"},
-		{"unknown nested key", "mission:\n  name: invoice\n  flavour: x\n", "p.yaml:3: mission.flavour: unknown field"},
-		{"unknown threshold", "thresholds:\n  h4_min_gap: 0.1\n", "p.yaml:2: thresholds.h4_min_gap: unknown field"},
-		{"trials wrong type", "trials: many\n", `p.yaml:1: trials: want an integer, got string "many"`},
-		{"trials zero", "trials: 0\n", "p.yaml:1: trials: 0: want at least 1"},
-		{"trials float", "trials: 2.5\n", "p.yaml:1: trials: want an integer, got number 2.5"},
-		{"seed negative", "seed: -1\n", "p.yaml:1: seed: -1: want an integer from 0 to 18446744073709551615"},
-		{"unknown design", "designs: [A, D]\n", `p.yaml:1: designs[1]: unknown design "D" (known: A, B, C)`},
-		{"design twice", "designs:\n  - A\n  - A\n", `p.yaml:3: designs[1]: "A" listed twice`},
-		{"no designs", "designs: []\n", "p.yaml:1: designs: empty: want at least one of A, B, C"},
-		{"designs not a list", "designs: A\n", `p.yaml:1: designs: want a list, got string "A"`},
-		{"unknown class", "mutants:\n  classes: [context_loss, typo]\n", `p.yaml:2: mutants.classes[1]: unknown class "typo" (known: context_loss, ambiguous_ownership, duplicate_action, escalation_gap, contract_drift, control)`},
-		{"bad catalogue mode", "mutants:\n  mode: merge\n", `p.yaml:2: mutants.mode: unknown value "merge" (want replace or extend)`},
-		{"extend the default", "mutants:\n  mode: extend\n", "p.yaml:2: mutants.mode: extend needs a catalogue file to add to the default catalogue"},
-		{"bad level", "contracts:\n  level: strict\n", `p.yaml:2: contracts.level: unknown value "strict" (want schema or ownership or semantic)`},
-		{"bad inputs", "design_a_inputs: live\n", `p.yaml:1: design_a_inputs: unknown value "live" (want golden or recorded)`},
-		{"unknown agent", "profile:\n  auditor:\n    misread: 0.1\n", `p.yaml:2: profile.auditor: unknown agent "auditor" (known: intake, action, boundary, monitor)`},
-		{"unknown slip", "profile:\n  intake:\n    daydream: 0.1\n", `p.yaml:3: profile.intake.daydream: unknown slip "daydream" (known for intake: misclassify, misread, misroute)`},
-		{"slip of another agent", "profile:\n  monitor:\n    misread: 0.1\n", `p.yaml:3: profile.monitor.misread: unknown slip "misread" (known for monitor: none)`},
-		{"other mission", "mission:\n  name: triage\n", `p.yaml:2: mission.name: unknown mission "triage" (this baton runs invoice)`},
-		{"slip above 1", "profile:\n  intake:\n    misread: 1.5\n", "p.yaml:3: profile.intake.misread: 1.5: want a probability in [0, 1]"},
-		{"slip not a number", "profile:\n  intake:\n    misread: often\n", `p.yaml:3: profile.intake.misread: want a number, got string "often"`},
-		{"fault below 0", "faults:\n  \"*\":\n    latency: -0.1\n", "p.yaml:3: faults.*.latency: -0.1: want a probability in [0, 1]"},
-		{"unknown fault kind", "faults:\n  lookup_supplier:\n    meteor: 0.1\n", `p.yaml:3: faults.lookup_supplier.meteor: unknown fault kind "meteor" (known: timeout_before_commit, timeout_after_commit, refusal, unavailable, rate_limit, latency, redelivery)`},
-		{"unknown tool", "faults:\n  teleport:\n    latency: 0.1\n", `p.yaml:2: faults.teleport: unknown tool "teleport" (want "*", "transport" or a tool of mission invoice)`},
-		{"transport latency", "faults:\n  transport:\n    latency: 0.1\n", "p.yaml:3: faults.transport.latency: transport has only redelivery"},
-		{"tool redelivery", "faults:\n  escalate:\n    redelivery: 0.1\n", "p.yaml:3: faults.escalate.redelivery: redelivery applies to the transport only (faults.transport.redelivery)"},
-		{"faults not a mapping", "faults: [0.1]\n", "p.yaml:1: faults: want a mapping, got a list"},
-		{"threshold above 1", "thresholds:\n  h1_min_gap: 2\n", "p.yaml:2: thresholds.h1_min_gap: 2: want a probability in [0, 1]"},
-		{"cost ratio zero", "thresholds:\n  h2_max_cost_ratio: 0\n", "p.yaml:2: thresholds.h2_max_cost_ratio: 0: want a ratio above 0"},
-		{"negative cost weight", "cost_weights:\n  per_tool_call: -1\n", "p.yaml:2: cost_weights.per_tool_call: -1: want 0 or more"},
-		{"negative review sample", "review_sample: -1\n", "p.yaml:1: review_sample: -1: want 0 or more"},
-		{"bad name", "name: ../evil\n", `p.yaml:1: name: "../evil": want letters, digits, '-', '_' or '.' (it names the run folder)`},
-		{"name a boolean", "name: true\n", "p.yaml:1: name: want a string, got boolean true"},
-		{"duplicate key", "trials: 2\ntrials: 3\n", "p.yaml:2: trials: duplicate key"},
-		{"top level a list", "- a\n- b\n", "p.yaml:1: (top level): want a mapping, got a list"},
-		{"empty", "", "p.yaml: empty protocol"},
-		{"two documents", "name: a\n---\nname: b\n", "p.yaml:2: more than one YAML document"},
+		{"unknown top-level key", "name: x\nfoo: 1\n", "p.yaml:2:1: foo: unknown field (want one of name, mission, scenarios, mutants, contracts, designs, design_a_inputs, trials, seed, profile, faults, review_sample, cost_weights, thresholds)"},
+		{"unknown nested key", "mission:\n  name: invoice\n  flavour: x\n", "p.yaml:3:3: mission.flavour: unknown field (want one of name, version)"},
+		{"unknown threshold", "thresholds:\n  h4_min_gap: 0.1\n", "p.yaml:2:3: thresholds.h4_min_gap: unknown field (want one of h1_min_gap, h2_max_detection_gap, h2_min_localisation_gain, h2_max_cost_ratio, h3_min_gap, h1_design, h2_design, h2_baseline, h3_design, h3_baseline)"},
+		{"trials wrong type", "trials: many\n", `p.yaml:1:9: trials: want an integer, got string "many"`},
+		{"trials zero", "trials: 0\n", "p.yaml:1:9: trials: 0: want at least 1"},
+		{"trials float", "trials: 2.5\n", "p.yaml:1:9: trials: want an integer, got number 2.5"},
+		{"seed negative", "seed: -1\n", "p.yaml:1:7: seed: -1: want an integer from 0 to 18446744073709551615"},
+		{"unknown design", "designs: [A, E]\n", `p.yaml:1:14: designs[1]: design "E": unknown design "E" (known: A, B, C, D)`},
+		{"bad variant", "designs: [A.semantic]\n", `p.yaml:1:11: designs[0]: design "A.semantic": "semantic" is no value of A's parameters (scorecard: result, wire; inputs: golden, recorded)`},
+		{"unknown hypothesis design", "thresholds:\n  h2_design: Q\n", `p.yaml:2:14: thresholds.h2_design: design "Q": unknown design "Q" (known: A, B, C, D)`},
+		{"design twice", "designs:\n  - A\n  - A\n", `p.yaml:3:5: designs[1]: "A" listed twice`},
+		{"no designs", "designs: []\n", "p.yaml:1:10: designs: empty: want at least one of A, B, C, D (or a variant, such as A.wire)"},
+		{"designs not a list", "designs: A\n", `p.yaml:1:10: designs: want a list, got string "A"`},
+		{"unknown class", "mutants:\n  classes: [context_loss, typo]\n", `p.yaml:2:27: mutants.classes[1]: unknown class "typo" (want one of context_loss, ambiguous_ownership, duplicate_action, escalation_gap, contract_drift, control)`},
+		{"bad catalogue mode", "mutants:\n  mode: merge\n", `p.yaml:2:9: mutants.mode: unknown mode "merge" (want one of replace, extend)`},
+		{"extend the default", "mutants:\n  mode: extend\n", "p.yaml:2:9: mutants.mode: extend needs a catalogue file to add to the default catalogue"},
+		{"bad level", "contracts:\n  level: strict\n", `p.yaml:2:10: contracts.level: unknown level "strict" (want one of schema, ownership, semantic)`},
+		{"bad inputs", "design_a_inputs: live\n", `p.yaml:1:18: design_a_inputs: unknown input source "live" (want one of golden, recorded)`},
+		{"unknown agent", "profile:\n  auditor:\n    misread: 0.1\n", `p.yaml:2:3: profile.auditor: unknown agent "auditor" (want one of intake, action, boundary, monitor)`},
+		{"unknown slip", "profile:\n  intake:\n    daydream: 0.1\n", `p.yaml:3:5: profile.intake.daydream: unknown slip "daydream" (want one of misclassify, misread, misroute)`},
+		{"slip of another agent", "profile:\n  monitor:\n    misread: 0.1\n", `p.yaml:3:14: profile.monitor.misread: unknown slip "misread": monitor makes no slips`},
+		{"other mission", "mission:\n  name: triage\n", `p.yaml:2:9: mission.name: unknown mission "triage" (this baton runs invoice)`},
+		{"slip above 1", "profile:\n  intake:\n    misread: 1.5\n", "p.yaml:3:14: profile.intake.misread: 1.5: want a probability in [0, 1]"},
+		{"slip not a number", "profile:\n  intake:\n    misread: often\n", `p.yaml:3:14: profile.intake.misread: want a number, got string "often"`},
+		{"fault below 0", "faults:\n  \"*\":\n    latency: -0.1\n", "p.yaml:3:14: faults.*.latency: -0.1: want a probability in [0, 1]"},
+		{"unknown fault kind", "faults:\n  lookup_supplier:\n    meteor: 0.1\n", `p.yaml:3:5: faults.lookup_supplier.meteor: unknown fault kind "meteor" (want one of timeout_before_commit, timeout_after_commit, refusal, unavailable, rate_limit, latency, redelivery)`},
+		{"unknown tool", "faults:\n  teleport:\n    latency: 0.1\n", `p.yaml:2:3: faults.teleport: unknown tool "teleport" (want one of *, transport, lookup_supplier, find_invoice, register_invoice, get_purchase_order, get_goods_receipts, record_match, approve_invoice, post_ledger, schedule_payment, escalate, reject_invoice, close_item, publish_exception_report)`},
+		{"transport latency", "faults:\n  transport:\n    latency: 0.1\n", "p.yaml:3:14: faults.transport.latency: transport has only redelivery"},
+		{"tool redelivery", "faults:\n  escalate:\n    redelivery: 0.1\n", "p.yaml:3:17: faults.escalate.redelivery: redelivery applies to the transport only (faults.transport.redelivery)"},
+		{"faults not a mapping", "faults: [0.1]\n", "p.yaml:1:9: faults: want a mapping, got a list"},
+		{"threshold above 1", "thresholds:\n  h1_min_gap: 2\n", "p.yaml:2:15: thresholds.h1_min_gap: 2: want a probability in [0, 1]"},
+		{"cost ratio zero", "thresholds:\n  h2_max_cost_ratio: 0\n", "p.yaml:2:22: thresholds.h2_max_cost_ratio: 0: want a ratio above 0"},
+		{"negative cost weight", "cost_weights:\n  per_tool_call: -1\n", "p.yaml:2:18: cost_weights.per_tool_call: -1: want 0 or more"},
+		{"negative review sample", "review_sample: -1\n", "p.yaml:1:16: review_sample: -1: want 0 or more"},
+		{"bad name", "name: ../evil\n", `p.yaml:1:7: name: "../evil": want letters, digits, '-', '_' or '.' (it names the run folder)`},
+		{"name a boolean", "name: true\n", "p.yaml:1:7: name: want a string, got boolean true"},
+		{"duplicate key", "trials: 2\ntrials: 3\n", "p.yaml:2:1: trials: duplicate key (first at line 1)"},
+		{"top level a list", "- a\n- b\n", "p.yaml:1:1: (top level): want a mapping, got a list"},
+		{"empty", "", "p.yaml:1: empty protocol"},
+		{"two documents", "name: a\n---\nname: b\n", "p.yaml:2: more than one YAML document (want one per file)"},
 		{"invalid YAML", "name: [a\n", "p.yaml:1: invalid YAML: did not find expected ',' or ']'"},
-		{"missing name", "name: \"\"\n", `p.yaml:1: name: "": want letters, digits, '-', '_' or '.' (it names the run folder)`},
+		// Accepted silently or unlocated before (issue 23, items 3, 9, 10, 11).
+		{"document ~", "~\n", "p.yaml:1:1: (top level): want a mapping, got null"},
+		{"document null", "null\n", "p.yaml:1:1: (top level): want a mapping, got null"},
+		{"slip .nan", "profile:\n  intake:\n    misread: .nan\n", "p.yaml:3:14: profile.intake.misread: want a finite number, got .nan"},
+		{"fault .NaN", "faults:\n  \"*\":\n    latency: .NaN\n", "p.yaml:3:14: faults.*.latency: want a finite number, got .NaN"},
+		{"threshold .inf", "thresholds:\n  h2_max_cost_ratio: .inf\n", "p.yaml:2:22: thresholds.h2_max_cost_ratio: want a finite number, got .inf"},
+		{"cost weight -.Inf", "cost_weights:\n  per_tool_call: -.Inf\n", "p.yaml:2:18: cost_weights.per_tool_call: want a finite number, got -.Inf"},
+		{"binary", "name: a\x00b\n", "p.yaml:1:8: control character U+0000: not allowed in YAML (is it a text file?)"},
+		{"invalid UTF-8", "name: a\xfeb\n", "p.yaml:1:8: invalid UTF-8 (byte 0xfe): not a text file"},
+		{"too large", "name: a\n" + strings.Repeat("#", MaxProtocolBytes), "p.yaml: 1048584 bytes: larger than the 1 MiB a protocol may be"},
+		{"long value not echoed", "name: " + strings.Repeat("x", 10000) + "/\n", `p.yaml:1:7: name: "` + strings.Repeat("x", 64) + `"… (10001 bytes): want letters, digits, '-', '_' or '.' (it names the run folder)`},
+		{"missing name", "name: \"\"\n", `p.yaml:1:7: name: "": want letters, digits, '-', '_' or '.' (it names the run folder)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -154,9 +170,30 @@ func TestProtocolManyErrors(t *testing.T) {
 		t.Fatal("want errors")
 	}
 	lines := strings.Split(err.Error(), "\n")
-	want := []string{"p.yaml:1: trials: 0: want at least 1", "p.yaml:2: foo: unknown field", `p.yaml:3: designs[0]: unknown design "Z" (known: A, B, C)`}
+	want := []string{"p.yaml:1:9: trials: 0: want at least 1", "p.yaml:2:1: foo: unknown field (want one of name, mission, scenarios, mutants, contracts, designs, design_a_inputs, trials, seed, profile, faults, review_sample, cost_weights, thresholds)", `p.yaml:3:11: designs[0]: design "Z": unknown design "Z" (known: A, B, C, D)`}
 	if d := cmp.Diff(want, lines); d != "" {
 		t.Errorf("errors (-want +got):\n%s", d)
+	}
+}
+
+// TestProtocolErrorFlood: a protocol of many unknown keys reports a few
+// dozen problems and counts the rest (issue 23 item 11: 317 MB of stderr
+// before).
+func TestProtocolErrorFlood(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() < MaxProtocolBytes-64; i++ {
+		fmt.Fprintf(&b, "k%d: 1\n", i)
+	}
+	_, err := ParseProtocol([]byte(b.String()), "p.yaml", "", testMissions())
+	if err == nil {
+		t.Fatal("want errors")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != input.DefaultMaxErrors+1 || !strings.HasPrefix(lines[len(lines)-1], "… and ") {
+		t.Errorf("%d lines, last %q; want %d and a count", len(lines), lines[len(lines)-1], input.DefaultMaxErrors+1)
+	}
+	if len(err.Error()) > 64<<10 {
+		t.Errorf("error of %d bytes", len(err.Error()))
 	}
 }
 
@@ -166,14 +203,14 @@ func TestProtocolResolveErrors(t *testing.T) {
 	tests := []struct {
 		name, yaml, want string
 	}{
-		{"unknown scenario", "scenarios:\n  ids: [S1, S9]\n", `p.yaml:2: scenarios.ids[1]: unknown scenario "S9"`},
-		{"unknown include tag", "scenarios:\n  include_tags:\n    - currency:JPY\n", `p.yaml:3: scenarios.include_tags[0]: unknown tag "currency:JPY": no scenario carries it`},
-		{"unknown exclude tag", "scenarios:\n  exclude_tags: [nope]\n", `p.yaml:2: scenarios.exclude_tags[0]: unknown tag "nope": no scenario carries it`},
-		{"selects nothing", "scenarios:\n  include_tags: [currency:USD]\n  exclude_tags: [category:variation]\n", "p.yaml:2: scenarios: selects no scenario"},
-		{"unknown mutant", "mutants:\n  ids: [cl-currency, nope]\n", `p.yaml:2: mutants.ids[1]: unknown mutant "nope"`},
-		{"other version", "mission:\n  version: 0.9\n", `p.yaml:2: mission.version: "0.9": this baton runs invoice version "1.0.0"`},
-		{"catalogue fails to load", "mutants:\n  catalogue: mine.yaml\n", "p.yaml:2: mutants.catalogue: load: /proto/mine.yaml:1: mutants: fake stack has the default catalogue only"},
-		{"scenario file fails to load", "scenarios:\n  files: [more.yaml]\n", "p.yaml:2: scenarios.files: load: fake: no scenario files"},
+		{"unknown scenario", "scenarios:\n  ids: [S1, S9]\n", `p.yaml:2:13: scenarios.ids[1]: unknown scenario "S9"`},
+		{"unknown include tag", "scenarios:\n  include_tags:\n    - currency:JPY\n", `p.yaml:3:7: scenarios.include_tags[0]: unknown tag "currency:JPY": no scenario carries it`},
+		{"unknown exclude tag", "scenarios:\n  exclude_tags: [nope]\n", `p.yaml:2:18: scenarios.exclude_tags[0]: unknown tag "nope": no scenario carries it`},
+		{"selects nothing", "scenarios:\n  include_tags: [currency:USD]\n  exclude_tags: [category:variation]\n", "p.yaml:1:1: scenarios: selects no scenario"},
+		{"unknown mutant", "mutants:\n  ids: [cl-currency, nope]\n", `p.yaml:2:22: mutants.ids[1]: unknown mutant "nope"`},
+		{"other version", "mission:\n  version: 0.9\n", `p.yaml:2:12: mission.version: "0.9": this baton runs invoice version "1.0.0"`},
+		{"catalogue fails to load", "mutants:\n  catalogue: mine.yaml\n", "p.yaml:2:14: mutants.catalogue: load: /proto/mine.yaml:1: mutants: fake stack has the default catalogue only"},
+		{"scenario file fails to load", "scenarios:\n  files: [more.yaml]\n", "p.yaml:2:10: scenarios.files: load: fake: no scenario files"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -195,7 +232,7 @@ func TestProtocolResolveErrors(t *testing.T) {
 // TestProtocolSelection checks the selection semantics: union of ids and
 // included tags, minus excluded tags, in id order.
 func TestProtocolSelection(t *testing.T) {
-	p, err := ParseProtocol([]byte("scenarios:\n  ids: [S3]\n  include_tags: [currency:USD]\nmutants:\n  classes: [control]\n"), "p.yaml", "", testMissions())
+	p, err := ParseProtocol([]byte("designs: [A, B, C]\nscenarios:\n  ids: [S3]\n  include_tags: [currency:USD]\nmutants:\n  classes: [control]\n"), "p.yaml", "", testMissions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +283,7 @@ func TestItemIDRoundTrip(t *testing.T) {
 	}
 }
 
-var errLine = regexp.MustCompile(`^fuzz\.yaml(:\d+)?: `)
+var errLine = regexp.MustCompile(`^(fuzz\.yaml(:\d+(:\d+)?)?: |… and \d+ more problems?$)`)
 
 func FuzzLoadProtocol(f *testing.F) {
 	f.Add(invoice.Spec().Protocol.Data)

@@ -19,6 +19,7 @@ import (
 // smallProtocol runs the real stack on a few scenarios and mutants (one
 // per class it needs: the control, a context loss, a duplicate action).
 const smallProtocol = `name: small
+designs: [A, B, C]
 trials: 2
 seed: 3
 scenarios:
@@ -47,7 +48,7 @@ func storedRows(tb testing.TB, runDir string) []string {
 	defer s.db.Close()
 	var out []string
 	for _, q := range []string{
-		`SELECT id, seed, flagged, blame, findings, model_calls, tool_calls, tokens, sandbox_resets, slipped, faulted, reached, success, run_sha256, trace_sha256 FROM items ORDER BY id`,
+		`SELECT id, seed, flagged, blame, findings, model_calls, tool_calls, tokens, environment_resets + fixture_resets, slipped, faulted, reached, success, run_sha256, trace_sha256 FROM items ORDER BY id`,
 		`SELECT item_id, seq, rule, message, location, evidence, '', '', '', '', '', '', '', '', '' FROM findings ORDER BY item_id, seq`,
 	} {
 		rows, err := s.db.Query(q)
@@ -286,11 +287,11 @@ func TestRealBadInputFiles(t *testing.T) {
 		want                          []string
 	}{
 		{"catalogue", "name: bad\nmutants:\n  catalogue: cat.yaml\n", "cat.yaml", "mutants:\n  - id: x\n    class: nonsense\n",
-			[]string{"p.yaml:3: mutants.catalogue: load: ", "cat.yaml:3"}},
+			[]string{"p.yaml:3:14: mutants.catalogue: load: ", "cat.yaml:3"}},
 		{"contracts", "name: bad\ncontracts:\n  files: [c.yaml]\n", "c.yaml", "edge: intake->action\nunknown_key: 1\n",
-			[]string{"p.yaml:3: contracts.files: load: ", "c.yaml:"}},
+			[]string{"p.yaml:3:10: contracts.files: load: ", "c.yaml:"}},
 		{"scenarios", "name: bad\nscenarios:\n  files: [s.yaml]\n", "s.yaml", "scenarios:\n  - id: X1\n    bogus: 1\n",
-			[]string{"p.yaml:3: scenarios.files: load: ", "s.yaml:"}},
+			[]string{"p.yaml:3:10: scenarios.files: load: ", "s.yaml:"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -65,7 +65,7 @@ func (st *Stack) Replay(runDir, itemID string) (*ReplayResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	if err := pl.prepareOne(si); err != nil {
+	if err := pl.prepareOne(bi, si); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	out, err := pl.evaluate(context.Background(), pl.unitAt(pl.unitIndex(bi, si, trial)), slot, nil)

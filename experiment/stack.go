@@ -55,6 +55,10 @@ func (st *Stack) check() error {
 type BuildSpec struct {
 	Info   reports.BuildInfo
 	Switch func(o *mission.Oracle) mission.Build
+	// Rebaseline names the agent whose team ships this build as a
+	// deliberate new version and re-recorded its own goldens from it ("" for
+	// a regression: every agent keeps the clean goldens).
+	Rebaseline mission.Agent
 }
 
 // CleanBuild is the clean build's spec.

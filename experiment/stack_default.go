@@ -67,15 +67,39 @@ func missionBuilds(m mission.Mission, catalogue, mode string) ([]BuildSpec, stri
 	}
 	out := make([]BuildSpec, 0, len(cat.Mutants))
 	for _, mu := range cat.Mutants {
-		out = append(out, BuildSpec{
+		b := BuildSpec{
 			Info: reports.BuildInfo{
 				ID: mu.ID, Class: string(mu.Class), Location: string(mu.Location()),
-				Operator: mu.Operator, Description: mu.Description,
+				Operator: mu.Operator, Description: mu.Description, Intent: mu.Intent,
 			},
 			Switch: mu.Switch,
-		})
+		}
+		if mu.VersionChange() {
+			if b.Rebaseline, err = changedAgent(mu); err != nil {
+				return nil, "", err
+			}
+		}
+		out = append(out, b)
 	}
 	return out, cat.Hash(), nil
+}
+
+// changedAgent is the agent a mutant's change is a new version of: the
+// agent of a core seam, the producer of an emitter's, the consumer of a
+// parser's. A transport's change (routing, de-duplication) is no agent's
+// release.
+func changedAgent(mu *mutants.Mutant) (mission.Agent, error) {
+	op, _ := mutants.OperatorByName(mu.Operator)
+	e, _ := mission.ParseEdge(mu.Edge)
+	switch {
+	case mu.Agent != "":
+		return mission.Agent(mu.Agent), nil
+	case op != nil && op.Seam == mutants.SeamEmit:
+		return e.From, nil
+	case op != nil && op.Seam == mutants.SeamParse:
+		return e.To, nil
+	}
+	return "", fmt.Errorf("%s: mutant %s: intent %s: operator %s changes the transport, which no agent's team releases", mu.Source, mu.ID, mu.Intent, mu.Operator)
 }
 
 func missionContracts(m mission.Mission, files []string) (designs.ContractChecker, string, error) {

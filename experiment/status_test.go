@@ -54,6 +54,7 @@ const statusCatalogue = `mutants:
 // and no faults, so that a clean suite run is never flagged and a mutant
 // that changes nothing cannot be flagged either, not even raw.
 const statusProtocol = `name: status
+designs: [A, B, C]
 trials: 2
 seed: 5
 scenarios:

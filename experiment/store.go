@@ -17,13 +17,16 @@ import (
 	"github.com/baton-lab/baton/reports"
 )
 
-// StoreSchema identifies the layout of runs.db. v4 stores each fact once
+// StoreSchema identifies the layout of runs.db. v6 adds the tokens the
+// models read and wrote (tokens_in, tokens_out). v5 splits the sandbox
+// resets into environment and fixture resets and adds the counters of
+// emits, parses, contract checks and attribution steps. v4 stores each fact once
 // (one row per executed unit, one per item with integer keys, dictionaries
 // of blames, findings and traces), checks every row with a checksum and
 // offers views for auditors (items, findings, item_flags, suite_runs,
 // detection_cells). v3 kept one wide row per item, keyed by its place in
 // the plan. An older store is refused, not migrated.
-const StoreSchema = "baton.runs/v5"
+const StoreSchema = "baton.runs/v6"
 
 // ObservationName is the name of the observation run in the designs table
 // of runs.db.
@@ -95,7 +98,13 @@ CREATE TABLE outcomes (
 	tool_calls          INTEGER NOT NULL,
 	tokens              INTEGER NOT NULL,
 	tokens_in           INTEGER NOT NULL,
-	sandbox_resets      INTEGER NOT NULL,
+	tokens_out          INTEGER NOT NULL,
+	environment_resets  INTEGER NOT NULL,
+	fixture_resets      INTEGER NOT NULL,
+	emits               INTEGER NOT NULL,
+	parses              INTEGER NOT NULL,
+	contract_checks     INTEGER NOT NULL,
+	attribution_steps   INTEGER NOT NULL,
 	wall_ns             INTEGER NOT NULL,
 	reached             INTEGER NOT NULL,
 	match_n             INTEGER NOT NULL,
@@ -138,8 +147,10 @@ SELECT o.ord AS ord,
 	b.id || '/' || d.id || '/' || s.id || '/' || u.trial AS id,
 	b.id AS build, b.class AS class, d.id AS design, s.id AS scenario, u.trial AS trial, t.seed AS seed,
 	o.flagged AS flagged, bl.blame AS blame, (SELECT count(*) FROM item_findings f WHERE f.item = o.ord) AS findings,
-	o.model_calls AS model_calls, o.tool_calls AS tool_calls, o.tokens AS tokens, o.tokens_in AS tokens_in,
-	o.sandbox_resets AS sandbox_resets, o.wall_ns AS wall_ns,
+	o.model_calls AS model_calls, o.tool_calls AS tool_calls, o.tokens AS tokens, o.tokens_in AS tokens_in, o.tokens_out AS tokens_out,
+	o.environment_resets AS environment_resets, o.fixture_resets AS fixture_resets,
+	o.emits AS emits, o.parses AS parses, o.contract_checks AS contract_checks,
+	o.attribution_steps AS attribution_steps, o.wall_ns AS wall_ns,
 	o.slipped AS slipped, o.faulted AS faulted, o.reached AS reached, o.success AS success,
 	o.match_n AS match_n, o.match_exact AS match_exact, o.match_name_only AS match_name_only,
 	o.match_order_ignored AS match_order_ignored,

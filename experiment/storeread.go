@@ -223,7 +223,7 @@ func scanProblem(err error) string {
 // scanSQL reads items, a row per finding (or one for an item without),
 // in plan order: integers only but for the run hash of an observation
 // run's unit; the dictionaries are read once, before ([names]).
-const scanSQL = `SELECT o.ord, o.flags, o.model_calls, o.tool_calls, o.tokens, o.tokens_in, o.sandbox_resets, o.wall_ns,
+var scanSQL = `SELECT o.ord, o.flags, ` + costNames("o.") + `, o.wall_ns,
 	o.reached, o.match_n, o.match_exact, o.match_name_only, o.match_order_ignored, o.checksum, o.blame, o.trace,
 	u.ord, u.run_sha256, u.checksum, f.seq, f.finding
 FROM outcomes o
@@ -232,17 +232,31 @@ LEFT JOIN item_findings f ON f.item = o.ord`
 
 // scanned is one row of scanSQL.
 type scanned struct {
-	ord, flags, modelCalls, toolCalls, tokens, tokensIn, resets, wallNS int64
-	reached, matchN, exact, nameOnly, orderIgn, checksum                int64
-	blameID                                                             int64
-	traceID, unitOrd, unitSum, seq, finding                             sql.NullInt64
-	runSHA                                                              sql.NullString
+	ord, flags, wallNS                                   int64
+	cost                                                 [16]int64 // costColumns, in order
+	reached, matchN, exact, nameOnly, orderIgn, checksum int64
+	blameID                                              int64
+	traceID, unitOrd, unitSum, seq, finding              sql.NullInt64
+	runSHA                                               sql.NullString
 }
 
 func (c *scanned) dest() []any {
-	return []any{&c.ord, &c.flags, &c.modelCalls, &c.toolCalls, &c.tokens, &c.tokensIn, &c.resets, &c.wallNS,
+	d := []any{&c.ord, &c.flags}
+	for i := range costColumns {
+		d = append(d, &c.cost[i])
+	}
+	return append(d, &c.wallNS,
 		&c.reached, &c.matchN, &c.exact, &c.nameOnly, &c.orderIgn, &c.checksum, &c.blameID, &c.traceID,
-		&c.unitOrd, &c.runSHA, &c.unitSum, &c.seq, &c.finding}
+		&c.unitOrd, &c.runSHA, &c.unitSum, &c.seq, &c.finding)
+}
+
+// costOf reads the scanned cost counters.
+func (c *scanned) costOf() mission.Cost {
+	var out mission.Cost
+	for i, col := range costColumns {
+		*col.get(&out) = int(c.cost[i])
+	}
+	return out
 }
 
 // scan reads the items whose rows where (a condition on outcomes o; ""
@@ -330,7 +344,7 @@ func (s *store) startItem(nm *names, it *storedItem, c *scanned) error {
 	*x = reports.Item{Build: bi.ID, Class: bi.Class, Location: bi.Location, Design: nm.designs[d],
 		Scenario: nm.scenarios[sc].id, Category: nm.scenarios[sc].category, Trial: t, Seed: seed,
 		Flagged: c.flags&1 != 0, Slipped: c.flags&2 != 0, Faulted: c.flags&4 != 0, Success: c.flags&8 != 0,
-		Cost:   mission.Cost{ModelCalls: int(c.modelCalls), ToolCalls: int(c.toolCalls), Tokens: int(c.tokens), TokensIn: int(c.tokensIn), SandboxResets: int(c.resets)},
+		Cost:   c.costOf(),
 		WallNS: c.wallNS, Reached: int(c.reached),
 		MatchN: int(c.matchN), MatchExact: int(c.exact), MatchNameOnly: int(c.nameOnly), MatchOrderIgnored: int(c.orderIgn)}
 	if d == 0 {

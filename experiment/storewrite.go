@@ -78,11 +78,13 @@ func (r *row) outcomeChecksum(scratch *[]byte) int64 {
 	it := &r.item
 	b := (*scratch)[:0]
 	b = append(b, 'o')
-	for _, v := range [...]int64{int64(r.ord), b2n(it.Flagged), int64(it.Findings),
-		int64(it.Cost.ModelCalls), int64(it.Cost.ToolCalls), int64(it.Cost.Tokens), int64(it.Cost.TokensIn), int64(it.Cost.SandboxResets), it.WallNS,
-		b2n(it.Slipped), b2n(it.Faulted), int64(it.Reached), b2n(it.Success),
-		int64(it.MatchN), int64(it.MatchExact), int64(it.MatchNameOnly), int64(it.MatchOrderIgnored)} {
-		b = binary.AppendVarint(b, v)
+	var vs [32]int64
+	v := append(vs[:0], int64(r.ord), b2n(it.Flagged), int64(it.Findings))
+	v = appendCost(v, it.Cost)
+	v = append(v, it.WallNS, b2n(it.Slipped), b2n(it.Faulted), int64(it.Reached), b2n(it.Success),
+		int64(it.MatchN), int64(it.MatchExact), int64(it.MatchNameOnly), int64(it.MatchOrderIgnored))
+	for _, x := range v {
+		b = binary.AppendVarint(b, x)
 	}
 	b = appendField(b, r.blame)
 	b = appendField(b, r.traceSHA)
@@ -212,13 +214,16 @@ func (w *writer) close() error {
 const (
 	unitColumns    = "ord, run_sha256, checksum"
 	unitParams     = 3
-	outcomeColumns = "ord, flags, blame, model_calls, tool_calls, tokens, tokens_in, sandbox_resets, wall_ns, reached, match_n, match_exact, match_name_only, match_order_ignored, trace, checksum"
-	outcomeParams  = 16
 	findingColumns = "item, seq, finding"
 	findingParams  = 3
 	// chunk is the rows per multi-row INSERT: one statement step binds
 	// many rows, which costs much less per row than one step each.
 	chunk = 32
+)
+
+var (
+	outcomeColumns = "ord, flags, blame, " + costNames("") + ", wall_ns, reached, match_n, match_exact, match_name_only, match_order_ignored, trace, checksum"
+	outcomeParams  = 11 + len(costColumns)
 )
 
 // insertSQL returns a multi-row INSERT of n rows.
@@ -531,8 +536,11 @@ func appendOutcomeArgs(args []any, r *row, blame, trace int64) []any {
 		tr = trace
 	}
 	i := func(n int) any { return int64(n) }
-	return append(args, int64(r.ord), flagBits(it), blame,
-		i(it.Cost.ModelCalls), i(it.Cost.ToolCalls), i(it.Cost.Tokens), i(it.Cost.TokensIn), i(it.Cost.SandboxResets), it.WallNS, i(it.Reached),
+	args = append(args, int64(r.ord), flagBits(it), blame)
+	for _, c := range costColumns {
+		args = append(args, i(*c.get(&it.Cost)))
+	}
+	return append(args, it.WallNS, i(it.Reached),
 		i(it.MatchN), i(it.MatchExact), i(it.MatchNameOnly), i(it.MatchOrderIgnored), tr, r.checksum)
 }
 

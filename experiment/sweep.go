@@ -144,6 +144,9 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 			return nil, fmt.Errorf("run: %w", err)
 		}
 	}
+	if err := context.Cause(ctx); err != nil { // Ctrl-C while loading: no run folder
+		return nil, fmt.Errorf("run: interrupted while loading: %w", err)
+	}
 	trialsOverride := opt.Trials > 0 && opt.Trials != p.Trials
 	devs, err := overrides(p, opt)
 	if err != nil {

@@ -307,3 +307,21 @@ func TestReplayFake(t *testing.T) {
 		t.Errorf("Replay of a forged row = %v (match %v), want ErrReplayMismatch", err, res != nil && res.Match())
 	}
 }
+
+// TestRunInterruptedWhileLoading: Ctrl-C before the sweep starts (while
+// the protocol and its files load) makes no run folder.
+func TestRunInterruptedWhileLoading(t *testing.T) {
+	dir := t.TempDir()
+	pf := filepath.Join(dir, "p.yaml")
+	writeFile(t, pf, fakeProtocol)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	runDir := filepath.Join(dir, "run")
+	_, err := Run(ctx, Options{ProtocolPath: pf, RunDir: runDir, Stack: fakeStack(), Logger: zerolog.Nop()})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted while loading") {
+		t.Errorf("Run = %v, want interrupted while loading", err)
+	}
+	if _, err := os.Stat(runDir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("run folder: %v, want none", err)
+	}
+}

@@ -12,9 +12,9 @@ func TestValidate(t *testing.T) {
 		name, yaml, want string
 	}{
 		{"runs", "name: ok\nscenarios:\n  ids: [S01]\ntrials: 1\n", ""},
-		{"unknown scenario", "name: x\nscenarios:\n  ids: [S999]\n", "p.yaml:3: scenarios.ids"},
-		{"unknown tag", "name: x\nscenarios:\n  include_tags: [colour:blue]\n", "p.yaml:3: scenarios.include_tags"},
-		{"unknown key", "name: x\ntrails: 3\n", "p.yaml:2: trails"},
+		{"unknown scenario", "name: x\nscenarios:\n  ids: [S999]\n", "p.yaml:3:9: scenarios.ids"},
+		{"unknown tag", "name: x\nscenarios:\n  include_tags: [colour:blue]\n", "p.yaml:3:18: scenarios.include_tags"},
+		{"unknown key", "name: x\ntrails: 3\n", "p.yaml:2:1: trails: unknown field, did you mean \"trials\"?"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "p.yaml")

@@ -64,6 +64,7 @@ func (r *runner) emit(k int, item string, result Result, seq int) (*outgoing, er
 		"payload":         payload,
 	}
 	r.seams.Emit(e, msg)
+	r.cost.Emits++
 	raw := r.enc.Encode(msg)
 	return &outgoing{edge: e, item: item, msg: msg, raw: raw}, nil
 }

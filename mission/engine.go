@@ -293,18 +293,21 @@ func (e *engine) Run(ctx context.Context, b Build, sc *Scenario, seed uint64, en
 }
 
 // RunCore runs one agent alone on in, with its neighbours mocked (see
-// [Mission.RunCore]). The entry agent takes its turn on the input in.Item,
-// then one per message; a collecting agent one turn over every message, the
-// day as its item; any other agent one turn per message.
+// [Mission.RunCore]): the build's parser, the core, the build's emitter.
+// The entry agent takes its turn on the input in.Item, then one per
+// message; a collecting agent one turn over every message, the day as its
+// item; any other agent one turn per message.
 func (e *engine) RunCore(ctx context.Context, b Build, agent Agent, sc *Scenario, in CoreInput, seed uint64, env Env) (*CoreRun, error) {
 	ai := e.t.agent(agent)
 	if ai < 0 {
 		return nil, fmt.Errorf("run core %s: the mission has no agent %q", sc.ID, agent)
 	}
 	fixture := e.fixture(sc, agent, in.Item)
-	r := e.newRunnerCap(ctx, b.hooks(), sc, fixture, seed, env, 12+2*len(in.Messages))
+	r := e.newRunnerCap(ctx, b.hooks(), sc, fixture, seed, env, 14+3*len(in.Messages))
+	r.cost.EnvironmentResets, r.cost.FixtureResets = 0, 1
 	r.alone = true
 	r.readings = &e.readings
+	r.decoded = &e.decoded
 	item, res := r.runAlone(ai, in)
 	if r.err != nil {
 		r.discard()
@@ -318,7 +321,7 @@ func (e *engine) RunCore(ctx context.Context, b Build, agent Agent, sc *Scenario
 	if r.last != nil {
 		calls = r.last.calls
 	}
-	return &CoreRun{Agent: agent, Item: item, Calls: calls, Result: res, Trace: &r.trace, Cost: r.cost}, nil
+	return &CoreRun{Agent: agent, Item: item, Calls: calls, Result: res, Emitted: r.emitted, Trace: &r.trace, Cost: r.cost}, nil
 }
 
 // runAlone plays agent ai's turns on in and returns the item and the last

@@ -53,13 +53,16 @@ func (c *decodeMemo) decode(raw []byte, keys *jsontext.Keys) (map[string]any, er
 	return jsontext.CloneObject(d.msg), nil
 }
 
-// A core run alone reads its input messages with the clean parser: a pure
-// function of the agent, the business day and the wire bytes, and a sweep
-// hands the same golden messages to the same cores on every trial of every
-// build. The mission remembers each reading, keyed by the full input, in a
-// bounded memo; every run gets its own deep copy of the parsed message, and
-// shares only immutable bytes (the wire string and the parsed view's JSON
-// in its trace, which nobody writes to).
+// A core run alone on the clean build reads its input messages with the
+// clean parser: a pure function of the agent, the business day and the
+// wire bytes, and a sweep hands the same golden messages to the same cores
+// on every trial of every build. The mission remembers each reading, keyed
+// by the full input, in a bounded memo; every run gets its own deep copy of
+// the parsed message, and shares only immutable bytes (the wire string and
+// the parsed view's JSON in its trace, which nobody writes to). A mutated
+// build's parser is the build's own: its Parse seam runs on every reading
+// (it may report reaching its target to the build's oracle), so those
+// readings are made afresh, from the decoded-bytes memo.
 
 // reading is the clean parser's reading of one wire message.
 type reading struct {
@@ -119,9 +122,13 @@ func (t *tables) readMessage(agent Agent, day string, raw []byte, enc *jsontext.
 	return rd
 }
 
-// receive reads one mocked incoming message with the clean parser and
+// receive reads one mocked incoming message with the build's parser and
 // records it in the trace.
 func (r *runner) receive(agent Agent, raw []byte) (*Handoff, bool) {
+	r.cost.Parses++
+	if _, clean := r.seams.(NoSeams); !clean {
+		return r.receiveBuild(agent, raw)
+	}
 	var rd *reading
 	if r.readings != nil {
 		rd = r.readings.read(r.t, agent, r.day, raw, r.enc)
@@ -134,6 +141,20 @@ func (r *runner) receive(agent Agent, raw []byte) (*Handoff, bool) {
 	}
 	h := rd.h.clone()
 	r.event(Event{Kind: EventReceived, Agent: agent, Item: h.Item, Edge: r.t.name(rd.edge), Raw: rd.raw, Parsed: rd.parsed})
+	return h, true
+}
+
+// receiveBuild reads one mocked incoming message with a mutated build's
+// parser, its Parse seam included.
+func (r *runner) receiveBuild(agent Agent, raw []byte) (*Handoff, bool) {
+	e := r.t.inbound(agent, raw)
+	msg, derr := r.decoded.decode(raw, r.t.keys)
+	h, err := r.t.parseDecoded(agent, e, msg, derr, r.seams, r.day)
+	if err != nil {
+		r.event(Event{Kind: EventDropped, Agent: agent, Edge: r.t.name(e), Raw: string(raw), Reason: "unreadable"})
+		return nil, false
+	}
+	r.event(Event{Kind: EventReceived, Agent: agent, Item: h.Item, Edge: r.t.name(e), Raw: string(raw), Parsed: r.marshal(h)})
 	return h, true
 }
 

@@ -21,8 +21,12 @@ type Mission interface {
 	// (the item's wire messages, or the input's id for the entry agent),
 	// against a fresh sandbox holding the scenario's initial state plus the
 	// records the clean mission wrote before the agent's turn on the item,
-	// as a fixture would. Incoming messages are read with the clean parser;
-	// the build's Decide, ToolArgs and RetryKey seams act.
+	// as a fixture would. It runs the whole agent as its team's unit test
+	// would: the build's parser reads the incoming messages (its Parse
+	// seam acts), the build's Decide, ToolArgs and RetryKey seams act on
+	// the core, and the build's emitter (its Emit and route Decide seams)
+	// packages each result into CoreRun.Emitted without sending it: no
+	// transport runs, so the Route and Dedup seams do not.
 	RunCore(ctx context.Context, b Build, agent Agent, sc *Scenario, in CoreInput, seed uint64, env Env) (*CoreRun, error)
 	// Emit runs an agent's emitter alone: it packages a core result for one
 	// item into the wire bytes sent on edge.
@@ -96,15 +100,27 @@ type ToolCall struct {
 	Error    string       `json:"error,omitempty"`
 }
 
-// Cost counts what a run executed.
+// Cost counts what a run, or a design's evaluation, executed. Resets are
+// kept apart by what they set up: a whole system of record for an
+// integrated run (environment) or one agent's fixture for a core run alone
+// (fixture). Emits and parses count the messages emitters packaged and
+// parsers read; contract checks and attribution steps are what a design
+// adds on top of the runs it executed (a message checked against its
+// edge's contract; a trace event its attribution examined).
 type Cost struct {
 	ModelCalls int `json:"model_calls"`
 	ToolCalls  int `json:"tool_calls"`
 	Tokens     int `json:"tokens"`
-	// TokensIn is the share of Tokens the models read (prompt tokens);
-	// the rest they wrote.
-	TokensIn      int `json:"tokens_in"`
-	SandboxResets int `json:"sandbox_resets"`
+	// TokensIn and TokensOut split Tokens into what the models read
+	// (prompt tokens) and wrote (completion tokens).
+	TokensIn          int `json:"tokens_in"`
+	TokensOut         int `json:"tokens_out"`
+	EnvironmentResets int `json:"environment_resets"`
+	FixtureResets     int `json:"fixture_resets"`
+	Emits             int `json:"emits"`
+	Parses            int `json:"parses"`
+	ContractChecks    int `json:"contract_checks"`
+	AttributionSteps  int `json:"attribution_steps"`
 }
 
 // Add adds o to c.
@@ -113,8 +129,18 @@ func (c *Cost) Add(o Cost) {
 	c.ToolCalls += o.ToolCalls
 	c.Tokens += o.Tokens
 	c.TokensIn += o.TokensIn
-	c.SandboxResets += o.SandboxResets
+	c.TokensOut += o.TokensOut
+	c.EnvironmentResets += o.EnvironmentResets
+	c.FixtureResets += o.FixtureResets
+	c.Emits += o.Emits
+	c.Parses += o.Parses
+	c.ContractChecks += o.ContractChecks
+	c.AttributionSteps += o.AttributionSteps
 }
+
+// SandboxResets is every fresh sandbox the cost counts, environments and
+// fixtures.
+func (c Cost) SandboxResets() int { return c.EnvironmentResets + c.FixtureResets }
 
 // Run is the outcome of one integrated mission run: what an evaluator may
 // read. What fired (slips, faults) goes to the build's oracle, not here.
@@ -124,14 +150,20 @@ type Run struct {
 	Cost  Cost
 }
 
-// CoreRun is the outcome of one core run alone.
+// CoreRun is the outcome of one core run alone: the whole agent, as its
+// team's unit test runs it (the build's parser on the input messages, the
+// core, the build's emitter on its result).
 type CoreRun struct {
 	Agent  Agent
 	Item   string
 	Calls  []ToolCall
 	Result Result
-	Trace  *Trace
-	Cost   Cost
+	// Emitted holds the wire bytes the build's emitter packaged from the
+	// agent's result, by edge (for an agent that took several turns, the
+	// last turn's); nil when it emitted nothing.
+	Emitted map[string][]byte
+	Trace   *Trace
+	Cost    Cost
 }
 
 // Handoff is a parsed hand-off message: the envelope and the payload as the

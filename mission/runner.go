@@ -48,10 +48,12 @@ type runner struct {
 
 	rec  *recorder  // golden recording, or nil
 	stop *stopPoint // fixture set-up: stop before this agent's turn, or nil
-	// alone runs cores without sending their results on (RunCore).
-	alone bool
+	// alone runs cores without sending their results on (RunCore): the
+	// emitter packages each result into emitted instead.
+	alone   bool
+	emitted map[string][]byte
 	// readings remembers the clean parser's readings of input messages
-	// (RunCore); nil reads every message afresh.
+	// (RunCore on the clean build); nil reads every message afresh.
 	readings *readingMemo
 	// decoded remembers decoded wire messages; nil decodes afresh.
 	decoded *decodeMemo
@@ -139,7 +141,7 @@ func (e *engine) newRunnerCap(ctx context.Context, seams Seams, sc *Scenario, in
 	r.sb = sandbox.New(e.spec.Tools, initial, sandbox.Config{Faults: env.Faults}, r.dice, r.clock)
 	r.enc = jsontext.GetEncoder()
 	r.trace.Events = newEvents(events)
-	r.cost.SandboxResets = 1
+	r.cost.EnvironmentResets = 1 // a core run alone counts a fixture instead
 	return r
 }
 
@@ -255,7 +257,11 @@ func (r *runner) turn(ai int, item string, in turnInput) Result {
 	if r.rec != nil {
 		r.rec.core(agent, item, in.raw, t.calls, res)
 	}
-	if !r.alone && res != nil { // a core that produced nothing hands nothing on
+	switch {
+	case res == nil: // a core that produced nothing hands nothing on
+	case r.alone:
+		r.emitAlone(ai, item, res)
+	default:
 		r.send(ai, item, res)
 	}
 	return res
@@ -290,6 +296,7 @@ func (r *runner) model(decision, choice string, extraRead, written int) {
 	r.cost.ModelCalls++
 	r.cost.Tokens += (in + written) / 4
 	r.cost.TokensIn += in / 4
+	r.cost.TokensOut += (in+written)/4 - in/4 // so that Tokens = TokensIn + TokensOut
 	r.event(Event{
 		Kind: EventModelCall, Agent: r.cur.Agent, Item: r.cur.Item,
 		Decision: decision, Choice: choice, TokensIn: in / 4, TokensOut: written / 4,

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/baton-lab/baton/input"
 	"github.com/baton-lab/baton/internal/jsontext"
 	"github.com/baton-lab/baton/sandbox"
 )
@@ -101,17 +102,10 @@ type Golden struct {
 	Emitted map[string][]byte `json:"emitted,omitempty" yaml:"emitted"`
 }
 
-// ScenarioError is a problem in a scenario file, at a line and field.
-type ScenarioError struct {
-	File    string
-	Line    int
-	Field   string // dotted path, e.g. "S03.emails[1].attachment.gross"
-	Problem string
-}
-
-func (e *ScenarioError) Error() string {
-	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Problem)
-}
+// ScenarioError is a problem in a scenario file, at a line and field (a
+// path such as "S03.emails[1].attachment.gross"): the one located error
+// type of baton's input readers.
+type ScenarioError = input.Error
 
 // Clone returns a deep copy of the scenario.
 func (sc *Scenario) Clone() *Scenario {
@@ -235,8 +229,18 @@ type ScenarioFile struct {
 	Data []byte
 }
 
+// Bounds on what a scenario load reads, far above a real suite's (the
+// reference mission's largest file is 21 KB; it has six).
+const (
+	// MaxScenarioFileBytes bounds one scenario file.
+	MaxScenarioFileBytes = 2 << 20
+	// MaxScenarioFiles bounds the files one load reads.
+	MaxScenarioFiles = 1000
+)
+
 // ReadScenarioFiles reads scenario files; a directory contributes its
-// *.yaml and *.yml files in name order.
+// *.yaml and *.yml files in name order. A file larger than
+// MaxScenarioFileBytes, or more than MaxScenarioFiles files, is an error.
 func ReadScenarioFiles(paths ...string) ([]ScenarioFile, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("no paths")
@@ -264,7 +268,10 @@ func ReadScenarioFiles(paths ...string) ([]ScenarioFile, error) {
 			}
 		}
 		for _, name := range names {
-			data, err := os.ReadFile(name)
+			if len(files) == MaxScenarioFiles {
+				return nil, fmt.Errorf("more than %d scenario files: merge some", MaxScenarioFiles)
+			}
+			data, err := input.ReadFile(name, MaxScenarioFileBytes, "a scenario file")
 			if err != nil {
 				return nil, err
 			}
@@ -280,24 +287,24 @@ func ReadScenarioFiles(paths ...string) ([]ScenarioFile, error) {
 func ParseScenarioFiles(files []ScenarioFile, parse func(name string, data []byte) ([]*Scenario, error)) ([]*Scenario, error) {
 	var all []*Scenario
 	seen := map[string]string{}
-	var errs []error
+	var errs input.Collector
 	for _, f := range files {
 		scs, err := parse(f.Name, f.Data)
 		if err != nil {
-			errs = append(errs, err)
+			errs.Add(err)
 			continue
 		}
 		for _, sc := range scs {
 			if prev, ok := seen[sc.ID]; ok {
 				file, line := splitSource(sc.Source)
-				errs = append(errs, &ScenarioError{File: file, Line: line, Field: sc.ID + ".id", Problem: "duplicate id (first at " + prev + ")"})
+				errs.Add(&ScenarioError{File: file, Pos: input.Pos{Line: line}, Field: sc.ID + ".id", Problem: "duplicate id (first at " + prev + ")"})
 				continue
 			}
 			seen[sc.ID] = sc.Source
 			all = append(all, sc)
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := errs.Err(); err != nil {
 		return nil, err
 	}
 	slices.SortStableFunc(all, func(a, b *Scenario) int { return CompareScenarioIDs(a.ID, b.ID) })

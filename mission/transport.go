@@ -54,23 +54,55 @@ func (t *transport) nextSeq(e Edge, item string) int {
 // Source only when the result has it) and queues the messages for their
 // owners.
 func (r *runner) send(ai int, item string, result Result) {
-	agent := r.t.agents[ai]
 	for _, k := range r.t.out[ai] {
-		es := &r.t.edges[k]
-		if es.Source != "" && result[es.Source] == nil {
-			continue
+		if out := r.emitOn(ai, k, item, result); out != nil {
+			r.post(out)
 		}
-		e := es.Edge()
-		out, err := r.emit(k, item, result, r.transport.nextSeq(e, item))
-		if err != nil {
-			r.event(Event{Kind: EventException, Agent: agent, Item: item, Edge: r.t.name(e), Reason: err.Error()})
-			continue
-		}
-		if r.rec != nil {
-			r.rec.emitted(agent, item, e, out.raw)
-		}
-		r.post(out)
 	}
+}
+
+// emitAlone runs agent ai's emitter on its result the way send does, for a
+// core run alone: each message is recorded as sent to the owners its
+// envelope names and kept in the runner's emitted, never delivered.
+func (r *runner) emitAlone(ai int, item string, result Result) {
+	for _, k := range r.t.out[ai] {
+		out := r.emitOn(ai, k, item, result)
+		if out == nil {
+			continue
+		}
+		var owners []Agent
+		for _, o := range listOwners(out.msg["next_owner"]) {
+			if s, ok := o.(string); ok {
+				owners = append(owners, Agent(s))
+			}
+		}
+		name := r.t.name(out.edge)
+		r.event(Event{Kind: EventSent, Agent: out.edge.From, Item: item, Edge: name, Raw: string(out.raw), To: owners})
+		if r.emitted == nil {
+			r.emitted = make(map[string][]byte, len(r.t.out[ai]))
+		}
+		r.emitted[name] = out.raw
+	}
+}
+
+// emitOn packages agent ai's result for item on its out edge k, or returns
+// nil when the edge is not taken (a Source the result lacks) or the
+// emitter failed (an exception in the trace).
+func (r *runner) emitOn(ai, k int, item string, result Result) *outgoing {
+	es := &r.t.edges[k]
+	if es.Source != "" && result[es.Source] == nil {
+		return nil
+	}
+	e := es.Edge()
+	out, err := r.emit(k, item, result, r.transport.nextSeq(e, item))
+	if err != nil {
+		r.event(Event{Kind: EventException, Agent: r.t.agents[ai], Item: item, Edge: r.t.name(e), Reason: err.Error()})
+		return nil
+	}
+	if r.rec != nil {
+		r.rec.emitted(r.t.agents[ai], item, e, out.raw)
+	}
+	return out
 }
 
 // post hands a message to the transport: it reads the next owners from the
@@ -164,6 +196,7 @@ func (r *runner) deliver(d delivery) {
 		}
 	}
 	t.delivered++
+	r.cost.Parses++
 	msg, derr := r.decoded.decode(d.raw, r.t.keys)
 	h, err := r.t.parseDecoded(d.to, edge, msg, derr, r.seams, r.day)
 	if err != nil {

@@ -5,9 +5,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 
+	"github.com/baton-lab/baton/input"
 	"github.com/baton-lab/baton/mission"
 )
 
@@ -51,7 +51,7 @@ func Load(path string, base *Catalogue, mode string, spec *mission.Spec) (*Catal
 	if mode != ModeReplace && mode != ModeExtend {
 		return nil, fmt.Errorf("load mutants: mode %q: want %s or %s", mode, ModeReplace, ModeExtend)
 	}
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(path, MaxCatalogueBytes, "a catalogue")
 	if err != nil {
 		return nil, fmt.Errorf("load mutants: %w", err)
 	}

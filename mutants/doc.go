@@ -43,6 +43,10 @@
 //	field, to, format, tool, arg, value, decision, from
 //	             the operator's parameters ([Operator.Params])
 //	description  the change a real team would make
+//	intent       regression (the default) or version_change: a deliberate
+//	             new version whose team re-recorded its own agent's
+//	             goldens from it (the experiment prepares them; designs
+//	             only see the goldens)
 //
 // for example
 //

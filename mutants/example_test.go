@@ -39,5 +39,5 @@ func ExampleParse_error() {
     field: po_number
 `), invoice.Spec())
 	fmt.Println(err)
-	// Output: my-mutants.yaml:6: mutant my-drop-po: field: edge boundary->monitor (decision.made) carries no payload field "po_number" (it carries email_id, invoice_number, supplier_id, decision, reason, currency, gross, amount_eur, payment_id, escalation_id)
+	// Output: my-mutants.yaml:6:12: my-drop-po.field: edge boundary->monitor (decision.made) carries no payload field "po_number" (it carries email_id, invoice_number, supplier_id, decision, reason, currency, gross, amount_eur, payment_id, escalation_id)
 }

@@ -42,10 +42,24 @@ type Mutant struct {
 	Decision    string `json:"decision,omitempty" yaml:"decision"`
 	From        string `json:"from,omitempty" yaml:"from"`
 	Description string `json:"description" yaml:"description"`
+	// Intent is what the change is to its team: a regression (the default,
+	// ""), or a deliberate new version (IntentVersionChange), whose team
+	// re-records its own agent's goldens from it.
+	Intent string `json:"intent,omitempty" yaml:"intent"`
 
 	// Source is "file:line" of the entry, for error messages.
 	Source string `json:"-" yaml:"-"`
 }
+
+// Intents of a change.
+const (
+	IntentRegression    = "regression"
+	IntentVersionChange = "version_change"
+)
+
+// VersionChange reports whether the mutant is a deliberate new version of
+// the agent it changes.
+func (m *Mutant) VersionChange() bool { return m.Intent == IntentVersionChange }
 
 // Location returns the mutant's ground truth: its edge when it has one
 // (every mutant of a hand-off class does, whatever its seam), its agent

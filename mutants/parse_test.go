@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/baton-lab/baton/input"
 	"github.com/baton-lab/baton/mission/invoice"
 )
 
@@ -68,212 +69,212 @@ func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name string
 		yaml string
-		want Error // Problem is matched as a substring
+		want wantErr // Problem is matched as a substring
 	}{
 		{
 			name: "unknown operator",
 			yaml: entry("id: a", "class: context_loss", "operator: drop_everything", "edge: intake->action"),
-			want: Error{Line: 4, Mutant: "a", Field: "operator", Problem: `unknown operator "drop_everything"`},
+			want: wantErr{4, "a.operator", `unknown operator "drop_everything"`},
 		},
 		{
 			name: "missing operator",
 			yaml: entry("id: a", "class: context_loss", "edge: intake->action"),
-			want: Error{Line: 2, Mutant: "a", Field: "operator", Problem: "missing"},
+			want: wantErr{2, "a.operator", "missing"},
 		},
 		{
 			name: "unknown class",
 			yaml: entry("id: a", "class: flakiness", "operator: clear_owner", "edge: intake->action"),
-			want: Error{Line: 3, Mutant: "a", Field: "class", Problem: `unknown class "flakiness"`},
+			want: wantErr{3, "a.class", `unknown class "flakiness"`},
 		},
 		{
 			name: "missing class",
 			yaml: entry("id: a", "operator: clear_owner", "edge: intake->action"),
-			want: Error{Line: 2, Mutant: "a", Field: "class", Problem: "missing"},
+			want: wantErr{2, "a.class", "missing"},
 		},
 		{
 			name: "edge the mission does not have",
 			yaml: entry("id: a", "class: ambiguous_ownership", "operator: clear_owner", "edge: intake->boundary"),
-			want: Error{Line: 5, Mutant: "a", Field: "edge", Problem: "the mission has no edge intake->boundary"},
+			want: wantErr{5, "a.edge", "the mission has no edge intake->boundary"},
 		},
 		{
 			name: "malformed edge",
 			yaml: entry("id: a", "class: ambiguous_ownership", "operator: clear_owner", "edge: intake"),
-			want: Error{Line: 5, Mutant: "a", Field: "edge", Problem: "want from->to"},
+			want: wantErr{5, "a.edge", "want from->to"},
 		},
 		{
 			name: "missing edge",
 			yaml: entry("id: a", "class: ambiguous_ownership", "operator: clear_owner"),
-			want: Error{Line: 2, Mutant: "a", Field: "edge", Problem: "missing"},
+			want: wantErr{2, "a.edge", "missing"},
 		},
 		{
 			name: "agent instead of edge",
 			yaml: entry("id: a", "class: ambiguous_ownership", "operator: clear_owner", "edge: intake->action", "agent: intake"),
-			want: Error{Line: 6, Mutant: "a", Field: "agent", Problem: "give an edge, not an agent"},
+			want: wantErr{6, "a.agent", "give an edge, not an agent"},
 		},
 		{
 			name: "agent the mission does not have",
 			yaml: entry("id: a", "class: control", "operator: wrong_tool_arg", "agent: treasurer", "tool: schedule_payment", "arg: amount", "value: 1"),
-			want: Error{Line: 5, Mutant: "a", Field: "agent", Problem: `the mission has no agent "treasurer"`},
+			want: wantErr{5, "a.agent", `the mission has no agent "treasurer"`},
 		},
 		{
 			name: "edge instead of agent",
 			yaml: entry("id: a", "class: control", "operator: wrong_tool_arg", "edge: intake->action", "tool: schedule_payment", "arg: amount", "value: 1"),
-			want: Error{Line: 5, Mutant: "a", Field: "edge", Problem: "give an agent, not an edge"},
+			want: wantErr{5, "a.edge", "give an agent, not an edge"},
 		},
 		{
 			name: "field the edge does not carry",
 			yaml: entry("id: a", "class: context_loss", "operator: drop_field", "edge: boundary->monitor", "field: po_number"),
-			want: Error{Line: 6, Mutant: "a", Field: "field", Problem: `carries no payload field "po_number"`},
+			want: wantErr{6, "a.field", `carries no payload field "po_number"`},
 		},
 		{
 			name: "envelope field",
 			yaml: entry("id: a", "class: context_loss", "operator: drop_field", "edge: intake->action", "field: next_owner"),
-			want: Error{Line: 6, Mutant: "a", Field: "field", Problem: "envelope field"},
+			want: wantErr{6, "a.field", "envelope field"},
 		},
 		{
 			name: "rename onto a carried field",
 			yaml: entry("id: a", "class: contract_drift", "operator: rename_field", "edge: intake->action", "field: net", "to: gross"),
-			want: Error{Line: 7, Mutant: "a", Field: "to", Problem: `already carries a payload field "gross"`},
+			want: wantErr{7, "a.to", `already carries a payload field "gross"`},
 		},
 		{
 			name: "unknown format",
 			yaml: entry("id: a", "class: contract_drift", "operator: reformat_field", "edge: intake->action", "field: net", "format: roman"),
-			want: Error{Line: 7, Mutant: "a", Field: "format", Problem: `unknown format "roman"`},
+			want: wantErr{7, "a.format", `unknown format "roman"`},
 		},
 		{
 			name: "tool the agent may not call",
 			yaml: entry("id: a", "class: control", "operator: wrong_tool_arg", "agent: intake", "tool: schedule_payment", "arg: amount", "value: 1"),
-			want: Error{Line: 6, Mutant: "a", Field: "tool", Problem: `agent intake may not call "schedule_payment"`},
+			want: wantErr{6, "a.tool", `agent intake may not call "schedule_payment"`},
 		},
 		{
 			name: "retry of a read",
 			yaml: entry("id: a", "class: duplicate_action", "operator: retry_without_key", "edge: intake->action", "agent: intake", "tool: lookup_supplier"),
-			want: Error{Line: 7, Mutant: "a", Field: "tool", Problem: "is a read"},
+			want: wantErr{7, "a.tool", "is a read"},
 		},
 		{
 			name: "hand-off class without an edge",
 			yaml: entry("id: a", "class: duplicate_action", "operator: retry_without_key", "agent: intake", "tool: register_invoice"),
-			want: Error{Line: 2, Mutant: "a", Field: "edge", Problem: "missing: class duplicate_action lives between agents"},
+			want: wantErr{2, "a.edge", "missing: class duplicate_action lives between agents"},
 		},
 		{
 			name: "hand-off class on an operator that takes no edge",
 			yaml: entry("id: a", "class: context_loss", "operator: wrong_tool_arg", "agent: boundary", "tool: schedule_payment", "arg: amount", "value: 1"),
-			want: Error{Line: 3, Mutant: "a", Field: "class", Problem: "context_loss lives between agents, so its ground truth is an edge, but wrong_tool_arg"},
+			want: wantErr{3, "a.class", "context_loss lives between agents, so its ground truth is an edge, but wrong_tool_arg"},
 		},
 		{
 			name: "edge on an operator that takes none",
 			yaml: entry("id: a", "class: context_loss", "operator: wrong_tool_arg", "edge: intake->action", "agent: boundary", "tool: schedule_payment", "arg: amount", "value: 1"),
-			want: Error{Line: 5, Mutant: "a", Field: "edge", Problem: "give an agent, not an edge"},
+			want: wantErr{5, "a.edge", "give an agent, not an edge"},
 		},
 		{
 			name: "retry agent at neither end of its edge",
 			yaml: entry("id: a", "class: duplicate_action", "operator: fresh_key_on_retry", "edge: intake->action", "agent: boundary", "tool: schedule_payment"),
-			want: Error{Line: 5, Mutant: "a", Field: "edge", Problem: "boundary, which is neither end of intake->action"},
+			want: wantErr{5, "a.edge", "boundary, which is neither end of intake->action"},
 		},
 		{
 			name: "retry edge the mission does not have",
 			yaml: entry("id: a", "class: duplicate_action", "operator: fresh_key_on_retry", "edge: boundary->intake", "agent: boundary", "tool: schedule_payment"),
-			want: Error{Line: 5, Mutant: "a", Field: "edge", Problem: "the mission has no edge boundary->intake"},
+			want: wantErr{5, "a.edge", "the mission has no edge boundary->intake"},
 		},
 		{
 			name: "retry edge without an agent",
 			yaml: entry("id: a", "class: duplicate_action", "operator: fresh_key_on_retry", "edge: action->boundary", "tool: schedule_payment"),
-			want: Error{Line: 2, Mutant: "a", Field: "agent", Problem: "missing: fresh_key_on_retry acts inside one agent's core"},
+			want: wantErr{2, "a.agent", "missing: fresh_key_on_retry acts inside one agent's core"},
 		},
 		{
 			name: "control with an edge",
 			yaml: entry("id: a", "class: control", "operator: retry_without_key", "edge: action->boundary", "agent: boundary", "tool: post_ledger"),
-			want: Error{Line: 5, Mutant: "a", Field: "edge", Problem: "a control lives inside one agent: give its agent alone, no edge"},
+			want: wantErr{5, "a.edge", "a control lives inside one agent: give its agent alone, no edge"},
 		},
 		{
 			name: "control on a hand-off seam",
 			yaml: entry("id: a", "class: control", "operator: clear_owner", "edge: action->boundary"),
-			want: Error{Line: 3, Mutant: "a", Field: "class", Problem: "a control lives inside one agent, but clear_owner acts on a hand-off"},
+			want: wantErr{3, "a.class", "a control lives inside one agent, but clear_owner acts on a hand-off"},
 		},
 		{
 			name: "missing required param",
 			yaml: entry("id: a", "class: control", "operator: wrong_tool_arg", "agent: boundary", "tool: schedule_payment", "value: 1"),
-			want: Error{Line: 2, Mutant: "a", Field: "arg", Problem: "missing: wrong_tool_arg needs tool, arg, value"},
+			want: wantErr{2, "a.arg", "missing: wrong_tool_arg needs tool, arg, value"},
 		},
 		{
 			name: "param the operator does not take",
 			yaml: entry("id: a", "class: ambiguous_ownership", "operator: clear_owner", "edge: intake->action", "field: currency"),
-			want: Error{Line: 6, Mutant: "a", Field: "field", Problem: "clear_owner takes no field"},
+			want: wantErr{6, "a.field", "clear_owner takes no field"},
 		},
 		{
 			name: "double owner naming the consumer",
 			yaml: entry("id: a", "class: ambiguous_ownership", "operator: double_owner", "edge: intake->action", "value: action"),
-			want: Error{Line: 6, Mutant: "a", Field: "value", Problem: "action already owns"},
+			want: wantErr{6, "a.value", "action already owns"},
 		},
 		{
 			name: "double owner naming no agent",
 			yaml: entry("id: a", "class: ambiguous_ownership", "operator: double_owner", "edge: intake->action", "value: auditor"),
-			want: Error{Line: 6, Mutant: "a", Field: "value", Problem: `no agent "auditor"`},
+			want: wantErr{6, "a.value", `no agent "auditor"`},
 		},
 		{
 			name: "unknown decision",
 			yaml: entry("id: a", "class: control", "operator: flip_decision", "agent: boundary", "decision: vibe", "to: escalated"),
-			want: Error{Line: 6, Mutant: "a", Field: "decision", Problem: `agent boundary makes no decision "vibe"`},
+			want: wantErr{6, "a.decision", `agent boundary makes no decision "vibe"`},
 		},
 		{
 			name: "null value",
 			yaml: entry("id: a", "class: control", "operator: wrong_tool_arg", "agent: boundary", "tool: schedule_payment", "arg: amount", "value: null"),
-			want: Error{Line: 8, Mutant: "a", Field: "value", Problem: "null"},
+			want: wantErr{8, "a.value", "null"},
 		},
 		{
 			name: "unknown key",
 			yaml: entry("id: a", "class: ambiguous_ownership", "operator: clear_owner", "edge: intake->action", "severity: high"),
-			want: Error{Line: 6, Mutant: "a", Field: "severity", Problem: "unknown key"},
+			want: wantErr{6, "a.severity", "unknown field"},
 		},
 		{
 			name: "repeated key",
 			yaml: entry("id: a", "class: ambiguous_ownership", "operator: clear_owner", "edge: intake->action", "edge: action->boundary"),
-			want: Error{Line: 6, Mutant: "a", Field: "edge", Problem: "repeated key"},
+			want: wantErr{6, "a.edge", "duplicate key (first at line 5)"},
 		},
 		{
 			name: "list where a string belongs",
 			yaml: entry("id: a", "class: [context_loss]", "operator: clear_owner", "edge: intake->action"),
-			want: Error{Line: 3, Mutant: "a", Field: "class", Problem: "want a string, got a list"},
+			want: wantErr{3, "a.class", "want a string, got a list"},
 		},
 		{
 			name: "missing id names the entry by position",
 			yaml: "mutants:\n  - id: a\n    class: ambiguous_ownership\n    operator: clear_owner\n    edge: intake->action\n  - class: context_loss\n    operator: clear_owner\n    edge: intake->action\n",
-			want: Error{Line: 6, Mutant: "#2", Field: "id", Problem: "missing"},
+			want: wantErr{6, "mutants[1].id", "missing"},
 		},
 		{
 			name: "bad id",
 			yaml: entry("id: a b", "class: ambiguous_ownership", "operator: clear_owner", "edge: intake->action"),
-			want: Error{Line: 2, Mutant: "a b", Field: "id", Problem: "use letters"},
+			want: wantErr{2, "mutants[0].id", "use letters"},
 		},
 		{
 			name: "duplicate id",
 			yaml: "mutants:\n  - id: a\n    class: ambiguous_ownership\n    operator: clear_owner\n    edge: intake->action\n  - id: a\n    class: ambiguous_ownership\n    operator: clear_owner\n    edge: action->boundary\n",
-			want: Error{Line: 6, Mutant: "a", Field: "id", Problem: "duplicate id (first at f.yaml:2)"},
+			want: wantErr{6, "a.id", "duplicate id (first at f.yaml:2)"},
 		},
 		{
 			name: "entry not a mapping",
 			yaml: "mutants:\n  - drop_field\n",
-			want: Error{Line: 2, Mutant: "#1", Problem: "want a mapping"},
+			want: wantErr{2, "mutants[0]", "want a mapping"},
 		},
 		{
 			name: "unknown top-level key",
 			yaml: "mutant:\n  - id: a\n",
-			want: Error{Line: 1, Field: "mutant", Problem: "unknown key"},
+			want: wantErr{1, "mutant", "unknown field"},
 		},
 		{
 			name: "no entries",
 			yaml: "mutants: []\n",
-			want: Error{Line: 1, Field: "mutants", Problem: "no entries"},
+			want: wantErr{1, "mutants", "no entries"},
 		},
 		{
 			name: "empty file",
 			yaml: "",
-			want: Error{Line: 1, Problem: "empty catalogue"},
+			want: wantErr{1, "", "empty catalogue"},
 		},
 		{
 			name: "syntax error",
 			yaml: "mutants:\n  - id: a\n    class: x: y\n",
-			want: Error{Line: 3, Problem: "yaml:"},
+			want: wantErr{3, "", "invalid YAML:"},
 		},
 	}
 	for _, tt := range tests {
@@ -289,8 +290,7 @@ func TestParseErrors(t *testing.T) {
 			if !strings.Contains(got.Problem, tt.want.Problem) {
 				t.Errorf("problem %q does not contain %q", got.Problem, tt.want.Problem)
 			}
-			tt.want.File, tt.want.Problem = "f.yaml", got.Problem
-			if diff := cmp.Diff(&tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, wantErr{got.Line, got.Field, tt.want.Problem}); diff != "" || got.File != "f.yaml" {
 				t.Errorf("error %v (-want +got):\n%s", err, diff)
 			}
 			if !strings.HasPrefix(err.Error(), "f.yaml:") {
@@ -300,14 +300,22 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// wantErr is the line, field and (a part of the) problem an error should
+// have.
+type wantErr struct {
+	Line    int
+	Field   string
+	Problem string
+}
+
 func TestParseReportsEveryError(t *testing.T) {
 	yaml := "mutants:\n  - id: a\n    class: nope\n    operator: clear_owner\n    edge: intake->action\n  - id: b\n    class: control\n    operator: nope\n"
 	_, err := Parse("f.yaml", []byte(yaml), invoice.Spec())
-	want := "f.yaml:3: mutant a: class: unknown class \"nope\"" // first line of the joined error
+	want := "f.yaml:3:12: a.class: unknown class \"nope\"" // first line of the joined error
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("error %v, want it to start with %q", err, want)
 	}
-	if !strings.Contains(err.Error(), "f.yaml:8: mutant b: operator: unknown operator \"nope\"") {
+	if !strings.Contains(err.Error(), "f.yaml:8:15: b.operator: unknown operator \"nope\"") {
 		t.Errorf("second entry's error missing from %v", err)
 	}
 }
@@ -386,7 +394,7 @@ func TestLoadExtendDuplicate(t *testing.T) {
 	if !errors.As(err, &e) {
 		t.Fatalf("error %v is not an *Error", err)
 	}
-	want := &Error{File: path, Line: 7, Mutant: id, Field: "id", Problem: e.Problem}
+	want := &Error{File: path, Pos: input.Pos{Line: 7}, Field: id + ".id", Problem: e.Problem}
 	if diff := cmp.Diff(want, e); diff != "" || !strings.Contains(e.Problem, "already in the base catalogue") {
 		t.Errorf("error %v (-want +got):\n%s", err, diff)
 	}
@@ -431,4 +439,36 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestParseIntent(t *testing.T) {
+	entry := func(intent string) string {
+		return "mutants:\n  - id: x\n    class: contract_drift\n    operator: reformat_field\n    edge: action->boundary\n    field: gross\n    format: cents\n    description: d\n" + intent
+	}
+	for _, tc := range []struct {
+		name, yaml string
+		want       bool
+		wantErr    string
+	}{
+		{"default is a regression", entry(""), false, ""},
+		{"regression", entry("    intent: regression\n"), false, ""},
+		{"version change", entry("    intent: version_change\n"), true, ""},
+		{"unknown", entry("    intent: refactor\n"), false, `cat.yaml:9:13: x.intent: unknown intent "refactor" (want one of regression, version_change)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cat, err := Parse("cat.yaml", []byte(tc.yaml), invoice.Spec())
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("err = %v, want %s", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cat.Mutants[0].VersionChange(); got != tc.want {
+				t.Errorf("VersionChange() = %v, want %v", got, tc.want)
+			}
+		})
+	}
 }

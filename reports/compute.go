@@ -16,7 +16,7 @@ func (a *Aggregator) Results() *Results {
 		Schema:      Schema,
 		Protocol:    a.cfg.Protocol,
 		Methods:     a.cfg.Methods,
-		Thresholds:  a.cfg.Thresholds,
+		Thresholds:  a.cfg.Thresholds.Named(),
 		CostWeights: a.cfg.CostWeights,
 		Warnings:    a.warn.list(),
 		Agreement:   []AgreementRow{},
@@ -41,6 +41,7 @@ func (a *Aggregator) Results() *Results {
 	r.Mutants = a.mutantRows(builds, runs)
 	r.Examples = runs.examples()
 	r.Hypotheses = evaluateHypotheses(r)
+	r.Robustness = robustnessRows(r)
 	return r
 }
 
@@ -455,23 +456,14 @@ func (a *Aggregator) costRows(designs []string, runs *suiteView) []CostRow {
 			sp = *a.spent[id]
 		}
 		c, wall := sp.cost, sp.wallNS
-		row.ModelCalls, row.ToolCalls, row.Tokens, row.SandboxResets = c.ModelCalls, c.ToolCalls, c.Tokens, c.SandboxResets
-		row.TokensIn, row.TokensOut = c.TokensIn, c.Tokens-c.TokensIn
+		row.Cost = c
 		row.WallMS = wall / 1e6
-		money := float64(c.ModelCalls)*w.PerModelCall + float64(c.Tokens)/1000*w.Per1kTokens +
-			float64(row.TokensIn)/1000*w.Per1kInputTokens + float64(row.TokensOut)/1000*w.Per1kOutputTokens +
-			float64(c.ToolCalls)*w.PerToolCall + float64(c.SandboxResets)*w.PerSandboxReset
+		money := w.Money(c)
 		row.Money = f4(money)
 		if n := row.SuiteRuns; n > 0 {
-			nf := float64(n)
-			row.PerSuite = CostMeans{
-				ModelCalls:    f4(float64(c.ModelCalls) / nf),
-				ToolCalls:     f4(float64(c.ToolCalls) / nf),
-				Tokens:        f4(float64(c.Tokens) / nf),
-				SandboxResets: f4(float64(c.SandboxResets) / nf),
-				WallMS:        f4(float64(wall) / 1e6 / nf),
-			}
-			row.MoneyPerSuite = f4(money / nf)
+			row.PerSuite = meansOf(c, n)
+			row.PerSuite.WallMS = f4(float64(wall) / 1e6 / float64(n))
+			row.MoneyPerSuite = f4(money / float64(n))
 		}
 		out = append(out, row)
 	}

@@ -48,6 +48,10 @@ type BuildInfo struct {
 	Location    string `json:"location"`
 	Operator    string `json:"operator"`
 	Description string `json:"description"`
+	// Intent is "version_change" for a deliberate new version, whose
+	// changed agent's goldens were re-recorded from it; "" or "regression"
+	// otherwise.
+	Intent string `json:"intent,omitempty"`
 }
 
 // ScenarioInfo describes one scenario of the run.
@@ -57,18 +61,27 @@ type ScenarioInfo struct {
 }
 
 // CostWeights turn cost counters into money, so designs compare under
-// matched budgets.
+// matched budgets: each weight prices one unit of its counter (tokens per
+// thousand). Environment and fixture resets are priced apart: resetting
+// the whole system of record for an integrated run is not setting up one
+// agent's fixture. Model-backed cores add their per-1k input and output
+// token weights here (beside Per1kTokens) and a line each to costCounters.
 type CostWeights struct {
 	PerModelCall float64 `json:"per_model_call" yaml:"per_model_call"`
 	Per1kTokens  float64 `json:"per_1k_tokens" yaml:"per_1k_tokens"`
 	// Per1kInputTokens and Per1kOutputTokens price the tokens a model
 	// read (prompt) and wrote (completion) apart, as endpoints bill them;
 	// they add to Per1kTokens, which prices both alike.
-	Per1kInputTokens  float64 `json:"per_1k_input_tokens" yaml:"per_1k_input_tokens"`
-	Per1kOutputTokens float64 `json:"per_1k_output_tokens" yaml:"per_1k_output_tokens"`
-	PerToolCall       float64 `json:"per_tool_call" yaml:"per_tool_call"`
-	PerSandboxReset   float64 `json:"per_sandbox_reset" yaml:"per_sandbox_reset"`
-	Currency          string  `json:"currency" yaml:"currency"`
+	Per1kInputTokens    float64 `json:"per_1k_input_tokens" yaml:"per_1k_input_tokens"`
+	Per1kOutputTokens   float64 `json:"per_1k_output_tokens" yaml:"per_1k_output_tokens"`
+	PerToolCall         float64 `json:"per_tool_call" yaml:"per_tool_call"`
+	PerEnvironmentReset float64 `json:"per_environment_reset" yaml:"per_environment_reset"`
+	PerFixtureReset     float64 `json:"per_fixture_reset" yaml:"per_fixture_reset"`
+	PerEmit             float64 `json:"per_emit" yaml:"per_emit"`
+	PerParse            float64 `json:"per_parse" yaml:"per_parse"`
+	PerContractCheck    float64 `json:"per_contract_check" yaml:"per_contract_check"`
+	PerAttributionStep  float64 `json:"per_attribution_step" yaml:"per_attribution_step"`
+	Currency            string  `json:"currency" yaml:"currency"`
 }
 
 // Thresholds are the pre-registered numbers that decide H1-H3.
@@ -85,4 +98,36 @@ type Thresholds struct {
 	// H3: B's share of flagged suite runs without exact localisation exceeds
 	// C's by at least H3MinGap.
 	H3MinGap float64 `json:"h3_min_gap" yaml:"h3_min_gap"`
+
+	// The designs (or variants) each hypothesis is stated on: H1's per-agent
+	// design (A), H2's and H3's design (C) and baseline (B). Empty means
+	// those defaults.
+	H1Design   string `json:"h1_design" yaml:"h1_design"`
+	H2Design   string `json:"h2_design" yaml:"h2_design"`
+	H2Baseline string `json:"h2_baseline" yaml:"h2_baseline"`
+	H3Design   string `json:"h3_design" yaml:"h3_design"`
+	H3Baseline string `json:"h3_baseline" yaml:"h3_baseline"`
+}
+
+// The designs the hypotheses are stated on when a protocol names none.
+const (
+	DefaultH1Design = "A"
+	DefaultDesign   = "C" // H2's and H3's
+	DefaultBaseline = "B" // H2's and H3's
+)
+
+// Named returns the thresholds with every hypothesis design set (the
+// defaults where none is named).
+func (t Thresholds) Named() Thresholds {
+	or := func(s *string, def string) {
+		if *s == "" {
+			*s = def
+		}
+	}
+	or(&t.H1Design, DefaultH1Design)
+	or(&t.H2Design, DefaultDesign)
+	or(&t.H2Baseline, DefaultBaseline)
+	or(&t.H3Design, DefaultDesign)
+	or(&t.H3Baseline, DefaultBaseline)
+	return t
 }

@@ -142,50 +142,63 @@ func namesNoEdge(r *Results, design string) (bool, BlameRow) {
 	return false, BlameRow{Design: design}
 }
 
-// evaluateHypotheses decides H1–H3 against the pre-registered thresholds.
+// evaluateHypotheses decides H1–H3 against the pre-registered thresholds,
+// each on the designs the protocol states it on ([Thresholds.Named]).
 // A verdict is inconclusive whenever the interval that decides it straddles
 // its threshold; a discarded run decides nothing.
 func evaluateHypotheses(r *Results) []Hypothesis {
-	th := r.Thresholds
-	hs := []Hypothesis{
-		h1(r, th), h2(r, th), h3(r, th),
-	}
+	th := r.Thresholds.Named()
+	h1h, _ := h1(r, th, th.H1Design)
+	h2h, _ := h2(r, th, th.H2Design, th.H2Baseline)
+	h3h, _ := h3(r, th, th.H3Design, th.H3Baseline)
+	hs := []Hypothesis{h1h, h2h, h3h}
 	if !r.Validity.Valid {
 		for i := range hs {
-			hs[i].Why = fmt.Sprintf("run discarded (%s); had it stood, the figures gave %s: %s", r.Validity.Reason, hs[i].Verdict, hs[i].Why)
+			hs[i].Why = discardedWhy(r, hs[i].Verdict, hs[i].Why)
 			hs[i].Verdict = Inconclusive
 		}
 	}
 	return hs
 }
 
-func h1(r *Results, th Thresholds) Hypothesis {
+// discardedWhy is the why of a verdict a discarded run cannot decide.
+func discardedWhy(r *Results, verdict, why string) string {
+	return fmt.Sprintf("run discarded (%s); had it stood, the figures gave %s: %s", r.Validity.Reason, verdict, why)
+}
+
+// h1 decides H1 on design a (A or a variant of it) and returns its
+// clauses' margins.
+func h1(r *Results, th Thresholds, a string) (Hypothesis, []Clause) {
 	h := Hypothesis{
 		ID: "H1",
-		Statement: fmt.Sprintf("Hand-off blindness: design A's detection on the hand-off classes is at least %s below its detection on the control, with non-overlapping 95%% intervals (the mutant is the unit).",
-			F4(th.H1MinGap)),
+		Statement: fmt.Sprintf("Hand-off blindness: design %s's detection on the hand-off classes is at least %s below its detection on the control, with non-overlapping 95%% intervals (the mutant is the unit).",
+			a, F4(th.H1MinGap)),
 	}
-	if !hasDesign(r, "A") {
-		h.Verdict, h.Why = Inconclusive, "design A is not in the run"
-		return h
+	if !hasDesign(r, a) {
+		h.Verdict, h.Why = Inconclusive, "design "+a+" is not in the run"
+		return h, nil
 	}
-	hoC, ctlC := mutantClusters(r, "A", handOff), mutantClusters(r, "A", isControl)
+	hoC, ctlC := mutantClusters(r, a, handOff), mutantClusters(r, a, isControl)
 	ho, ctl := figOf(hoC), figOf(ctlC)
 	if ho.m == 0 || ctl.m == 0 {
-		h.Verdict, h.Why = Inconclusive, fmt.Sprintf("not enough mutants with suite runs: A hand-off %d, control %d", ho.m, ctl.m)
-		return h
+		h.Verdict, h.Why = Inconclusive, fmt.Sprintf("not enough mutants with suite runs: %s hand-off %d, control %d", a, ho.m, ctl.m)
+		return h, nil
 	}
 	gap, gapLo, gapHi := clusteredDiff(ctlC, hoC)
 	overlap := ho.hi >= ctl.lo
-	why := fmt.Sprintf("A detects hand-off defects at %s and the control at %s; gap control−hand-off %s [%s–%s] (Newcombe's interval for independent samples, on the mutants), threshold %s; intervals %s",
-		ho, ctl, F4(gap), F4(gapLo), F4(gapHi), F4(th.H1MinGap), map[bool]string{true: "overlap", false: "do not overlap"}[overlap])
+	clauses := []Clause{
+		marginClause("gap control−hand-off, lower bound ≥ threshold", gapLo-th.H1MinGap, gapHi-th.H1MinGap),
+		marginClause("intervals do not overlap", ctl.lo-ho.hi, ctl.hi-ho.lo),
+	}
+	why := fmt.Sprintf("%s detects hand-off defects at %s and the control at %s; gap control−hand-off %s [%s–%s] (Newcombe's interval for independent samples, on the mutants), threshold %s; intervals %s",
+		a, ho, ctl, F4(gap), F4(gapLo), F4(gapHi), F4(th.H1MinGap), map[bool]string{true: "overlap", false: "do not overlap"}[overlap])
 	switch {
 	case gapLo >= th.H1MinGap && !overlap:
 		h.Verdict = Confirmed
 		why += "; the gap's lower bound reaches the threshold"
 	case gap <= 0:
 		h.Verdict = Refuted
-		why += "; A's hand-off detection is not below its control detection at all"
+		why += "; " + a + "'s hand-off detection is not below its control detection at all"
 	case gapHi < th.H1MinGap:
 		h.Verdict = Refuted
 		why += "; even the gap's upper bound is below the threshold"
@@ -197,7 +210,7 @@ func h1(r *Results, th Thresholds) Hypothesis {
 		why += "; the gap's interval straddles the threshold"
 	}
 	h.Why = why
-	return h
+	return h, clauses
 }
 
 // cond is one sub-condition's outcome: holds, fails or undecided.
@@ -214,107 +227,107 @@ const (
 // whatever the thresholds say when C misses a hand-off class that B reveals.
 const h2Refutation = "It is refuted if contracts miss whole classes — escalation gaps are the likeliest — that only an end-to-end state check reveals."
 
-func h2(r *Results, th Thresholds) Hypothesis {
+// h2 decides H2 on design c (C or a variant) against baseline b and
+// returns its clauses' margins.
+func h2(r *Results, th Thresholds, c, b string) (Hypothesis, []Clause) {
 	h := Hypothesis{
 		ID: "H2",
-		Statement: fmt.Sprintf("Contracts close most of the gap: design C's hand-off detection is within %s of design B's, its exact localisation at least %s above B's (both paired on the same mutants and trials, the mutant as the unit), and it costs at most %s of B's per suite. By the protocol's refutation criterion (“%s”), C must also miss no hand-off class that B detects.",
-			F4(th.H2MaxDetectionGap), F4(th.H2MinLocalisationGain), F4(th.H2MaxCostRatio), h2Refutation),
+		Statement: fmt.Sprintf("Contracts close most of the gap: design %s's hand-off detection is within %s of design %s's, its exact localisation at least %s above %s's (both paired on the same mutants and trials, the mutant as the unit), and it costs at most %s of %s's per suite. By the protocol's refutation criterion (“%s”), %s must also miss no hand-off class that %s detects.",
+			c, F4(th.H2MaxDetectionGap), b, F4(th.H2MinLocalisationGain), b, F4(th.H2MaxCostRatio), b, h2Refutation, c, b),
 	}
-	if !hasDesign(r, "B") || !hasDesign(r, "C") {
-		h.Verdict, h.Why = Inconclusive, "designs B and C must both be in the run"
-		return h
+	if !hasDesign(r, b) || !hasDesign(r, c) {
+		h.Verdict, h.Why = Inconclusive, fmt.Sprintf("designs %s and %s must both be in the run", b, c)
+		return h, nil
 	}
 	var why []string
-	var conds []cond
-	add := func(c cond, s string) {
-		conds = append(conds, c)
+	var clauses []Clause
+	add := func(cl Clause, s string) {
+		clauses = append(clauses, cl)
 		why = append(why, s)
 	}
 
-	// Detection: B − C within the allowed gap, paired on the mutants.
-	det := pairedOf(pairs(r, "B", "C", handOff, false), "B", "C")
+	// Detection: b − c within the allowed gap, paired on the mutants.
+	det := pairedOf(pairs(r, b, c, handOff, false), b, c)
 	if det.m == 0 {
-		add(undecided, "detection: no hand-off mutants both B and C evaluated")
+		add(Clause{Name: "detection gap", Outcome: undecided.String()}, fmt.Sprintf("detection: no hand-off mutants both %s and %s evaluated", b, c))
 	} else {
-		c := undecided
-		switch {
-		case det.hi <= th.H2MaxDetectionGap:
-			c = holds
-		case det.lo > th.H2MaxDetectionGap:
-			c = fails
-		}
-		add(c, fmt.Sprintf("hand-off detection B %s, C %s; %s vs at most %s: %s", F4(det.a), F4(det.b), det, F4(th.H2MaxDetectionGap), c))
+		cl := marginClause("detection gap "+b+"−"+c+" ≤ threshold", th.H2MaxDetectionGap-det.hi, th.H2MaxDetectionGap-det.lo)
+		add(cl, fmt.Sprintf("hand-off detection %s %s, %s %s; %s vs at most %s: %s", b, F4(det.a), c, F4(det.b), det, F4(th.H2MaxDetectionGap), cl.Outcome))
 	}
 
-	// Localisation: C − B exact, among the runs both detected.
-	loc := pairedOf(pairs(r, "B", "C", handOff, true), "B", "C").negated("C−B")
+	// Localisation: c − b exact, among the runs both detected.
+	loc := pairedOf(pairs(r, b, c, handOff, true), b, c).negated(c + "−" + b)
 	if loc.m == 0 {
-		add(undecided, "localisation: no hand-off mutant that B and C both detected in a trial")
+		add(Clause{Name: "localisation gain", Outcome: undecided.String()}, fmt.Sprintf("localisation: no hand-off mutant that %s and %s both detected in a trial", b, c))
 	} else {
-		c := undecided
-		switch {
-		case loc.lo >= th.H2MinLocalisationGain:
-			c = holds
-		case loc.hi < th.H2MinLocalisationGain:
-			c = fails
+		cl := marginClause("exact localisation gain "+c+"−"+b+" ≥ threshold", loc.lo-th.H2MinLocalisationGain, loc.hi-th.H2MinLocalisationGain)
+		s := fmt.Sprintf("exact localisation among the hand-off suite runs both detected %s %s, %s %s; %s vs at least %s: %s", b, F4(loc.b), c, F4(loc.a), loc, F4(th.H2MinLocalisationGain), cl.Outcome)
+		if ok, row := namesNoEdge(r, b); ok {
+			s += fmt.Sprintf(" (%s's part by definition: %s named no edge in any of its %d flagged items, and a hand-off defect's ground truth is an edge)", b, b, row.Flagged)
 		}
-		s := fmt.Sprintf("exact localisation among the hand-off suite runs both detected B %s, C %s; %s vs at least %s: %s", F4(loc.b), F4(loc.a), loc, F4(th.H2MinLocalisationGain), c)
-		if ok, b := namesNoEdge(r, "B"); ok {
-			s += fmt.Sprintf(" (B's part by definition: B named no edge in any of its %d flagged items, and a hand-off defect's ground truth is an edge)", b.Flagged)
-		}
-		add(c, s)
+		add(cl, s)
 	}
 
-	add(h2Cost(r, th))
+	add(h2Cost(r, th, c, b))
 
-	// Whole classes C misses that B reveals.
+	// Whole classes c misses that b reveals.
+	missed := 0
 	for _, p := range r.Paired {
-		bc := (p.A == "B" && p.B == "C") || (p.A == "C" && p.B == "B")
-		if !bc || !handOff(p.Class) {
+		if !handOff(p.Class) || !(p.A == b && p.B == c || p.A == c && p.B == b) {
 			continue
 		}
 		cDetected := p.Both + p.OnlyB
 		lo := float64(p.DiffCI95[0])
-		if p.A == "C" {
+		if p.A == c {
 			cDetected, lo = p.Both+p.OnlyA, -float64(p.DiffCI95[1])
 		}
 		if p.N > 0 && cDetected == 0 && lo > 0 {
-			add(fails, fmt.Sprintf("C misses class %s entirely (0 of %d suite runs) that B detects (B−C's paired interval on the %d mutants lies above 0): refuted by the protocol's criterion", p.Class, p.N, p.Units))
+			missed++
+			why = append(why, fmt.Sprintf("%s misses class %s entirely (0 of %d suite runs) that %s detects (%s−%s's paired interval on the %d mutants lies above 0): refuted by the protocol's criterion", c, p.Class, p.N, b, b, c, p.Units))
 		}
 	}
+	clauses = append(clauses, marginClause("no hand-off class missed that "+b+" detects", float64(-missed), float64(-missed)))
 
-	h.Verdict = combine(conds)
+	h.Verdict = combineClauses(clauses)
 	h.Why = strings.Join(why, "; ")
-	return h
+	return h, clauses
 }
 
-// h2Cost is H2's cost clause: C's money per suite over B's, from the
-// unrounded money (or, without cost weights, model and tool calls).
-func h2Cost(r *Results, th Thresholds) (cond, string) {
-	var bc, cc CostRow
-	for _, c := range r.Cost {
-		switch c.Design {
-		case "B":
-			bc = c
-		case "C":
-			cc = c
-		}
-	}
+// h2Cost is H2's cost clause: c's money per suite over b's, from the
+// unrounded money (or, without cost weights, model and tool calls), with
+// the weight values at which the clause would flip.
+func h2Cost(r *Results, th Thresholds, c, b string) (Clause, string) {
+	bc, cc := costRow(r, b), costRow(r, c)
+	w := r.CostWeights
 	bCost, cCost, unit := float64(bc.MoneyPerSuite), float64(cc.MoneyPerSuite), "money"
-	if bCost <= 0 {
-		bCost = float64(bc.PerSuite.ModelCalls + bc.PerSuite.ToolCalls)
-		cCost = float64(cc.PerSuite.ModelCalls + cc.PerSuite.ToolCalls)
+	weighted := bCost > 0
+	if !weighted {
+		bCost = float64(bc.PerSuite.ModelCalls) + float64(bc.PerSuite.ToolCalls)
+		cCost = float64(cc.PerSuite.ModelCalls) + float64(cc.PerSuite.ToolCalls)
 		unit = "model+tool calls (no cost weights)"
 	}
 	if bCost <= 0 {
-		return undecided, "cost: B's suite cost is zero"
+		return Clause{Name: "cost ratio", Outcome: undecided.String()}, "cost: " + b + "'s suite cost is zero"
 	}
 	ratio := cCost / bCost
-	c := fails
-	if ratio <= th.H2MaxCostRatio {
-		c = holds
+	cl := marginClause("cost ratio "+c+"/"+b+" ≤ threshold", th.H2MaxCostRatio-ratio, th.H2MaxCostRatio-ratio)
+	s := fmt.Sprintf("cost per suite in %s %s %s / %s %s = %s vs at most %s: %s", unit, c, F4(cCost), b, F4(bCost), F4(ratio), F4(th.H2MaxCostRatio), cl.Outcome)
+	if weighted {
+		cl.BreakEven = breakEven(w, cc.PerSuite, bc.PerSuite, th.H2MaxCostRatio)
+		if len(cl.BreakEven) > 0 {
+			s += "; it flips at " + breakEvenText(cl.BreakEven)
+		}
 	}
-	return c, fmt.Sprintf("cost per suite in %s C %s / B %s = %s vs at most %s: %s", unit, F4(cCost), F4(bCost), F4(ratio), F4(th.H2MaxCostRatio), c)
+	return cl, s
+}
+
+func costRow(r *Results, design string) CostRow {
+	for _, x := range r.Cost {
+		if x.Design == design {
+			return x
+		}
+	}
+	return CostRow{Design: design}
 }
 
 func (c cond) String() string {
@@ -327,51 +340,34 @@ func (c cond) String() string {
 	return "interval straddles the threshold"
 }
 
-// combine: any failure refutes, all holding confirms, else inconclusive.
-func combine(cs []cond) string {
-	all := len(cs) > 0
-	for _, c := range cs {
-		if c == fails {
-			return Refuted
-		}
-		all = all && c == holds
-	}
-	if all {
-		return Confirmed
-	}
-	return Inconclusive
-}
-
-func h3(r *Results, th Thresholds) Hypothesis {
+// h3 decides H3 on design c (C, a variant or D) against baseline b and
+// returns its clause's margin.
+func h3(r *Results, th Thresholds, c, b string) (Hypothesis, []Clause) {
 	h := Hypothesis{
 		ID: "H3",
-		Statement: fmt.Sprintf("End-to-end finds but does not locate: among the mutant suite runs both designs detected, design B's share without exact localisation exceeds design C's by at least %s (paired, the mutant as the unit).",
-			F4(th.H3MinGap)),
+		Statement: fmt.Sprintf("End-to-end finds but does not locate: among the mutant suite runs both designs detected, design %s's share without exact localisation exceeds design %s's by at least %s (paired, the mutant as the unit).",
+			b, c, F4(th.H3MinGap)),
 	}
-	if !hasDesign(r, "B") || !hasDesign(r, "C") {
-		h.Verdict, h.Why = Inconclusive, "designs B and C must both be in the run"
-		return h
+	if !hasDesign(r, b) || !hasDesign(r, c) {
+		h.Verdict, h.Why = Inconclusive, fmt.Sprintf("designs %s and %s must both be in the run", b, c)
+		return h, nil
 	}
-	// Not exactly localised, B − C, is exactly localised, C − B.
-	f := pairedOf(pairs(r, "B", "C", anyClass, true), "B", "C").negated("B−C")
+	// Not exactly localised, b − c, is exactly localised, c − b.
+	f := pairedOf(pairs(r, b, c, anyClass, true), b, c).negated(b + "−" + c)
 	if f.m == 0 {
-		h.Verdict, h.Why = Inconclusive, "no mutant that B and C both detected in a trial"
-		return h
+		h.Verdict, h.Why = Inconclusive, fmt.Sprintf("no mutant that %s and %s both detected in a trial", b, c)
+		return h, []Clause{{Name: "share gap", Outcome: undecided.String()}}
 	}
-	why := fmt.Sprintf("not exactly localised among the suite runs both detected: B %s, C %s; %s vs at least %s",
-		F4(1-f.b), F4(1-f.a), f, F4(th.H3MinGap))
-	if ok, b := namesNoEdge(r, "B"); ok {
-		why += fmt.Sprintf("; on the hand-off mutants B's share is 1 by definition (B named no edge in any of its %d flagged items)", b.Flagged)
+	cl := marginClause("share without exact localisation "+b+"−"+c+" ≥ threshold", f.lo-th.H3MinGap, f.hi-th.H3MinGap)
+	why := fmt.Sprintf("not exactly localised among the suite runs both detected: %s %s, %s %s; %s vs at least %s",
+		b, F4(1-f.b), c, F4(1-f.a), f, F4(th.H3MinGap))
+	if ok, row := namesNoEdge(r, b); ok {
+		why += fmt.Sprintf("; on the hand-off mutants %s's share is 1 by definition (%s named no edge in any of its %d flagged items)", b, b, row.Flagged)
 	}
-	switch {
-	case f.lo >= th.H3MinGap:
-		h.Verdict = Confirmed
-	case f.hi < th.H3MinGap:
-		h.Verdict = Refuted
-	default:
-		h.Verdict = Inconclusive
+	h.Verdict = combineClauses([]Clause{cl})
+	if h.Verdict == Inconclusive {
 		why += "; the interval straddles the threshold"
 	}
 	h.Why = why
-	return h
+	return h, []Clause{cl}
 }

@@ -82,7 +82,7 @@ func (s defaultShape) each(fn func(Item)) {
 						Build: strings.Clone(b.ID), Class: b.Class, Location: b.Location, Design: strings.Clone(d),
 						Scenario: strings.Clone(sc.ID), Category: sc.Category, Trial: trial, Seed: h,
 						Flagged: flagged, Slipped: flagged && h&1 == 0, Faulted: flagged && h&2 == 0,
-						Cost: mission.Cost{ModelCalls: 4 + di, ToolCalls: 6, Tokens: 900, SandboxResets: 1}, WallNS: 100_000,
+						Cost: mission.Cost{ModelCalls: 4 + di, ToolCalls: 6, Tokens: 900, EnvironmentResets: 1}, WallNS: 100_000,
 						Reached: int(h>>8) % 3,
 					}
 					if flagged {

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -47,6 +48,13 @@ type DesignInfo struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
 	Doc  string `json:"doc"`
+	// Base is the base design of a variant ("A" for "A.wire"); Params its
+	// modelling choices ("scorecard wire, inputs golden").
+	Base   string `json:"base,omitempty"`
+	Params string `json:"params,omitempty"`
+	// Blames lists the kinds of location the design's definition can name
+	// ("agent", "edge"); nil when not recorded.
+	Blames []string `json:"blames,omitempty"`
 }
 
 // ProtocolLimits are the protocol's own "Limits: what this cannot show"
@@ -145,31 +153,56 @@ func unitsAndIntervals(r *Results) []string {
 }
 
 // byDefinition lists the hypothesis clauses a design's definition settles
-// rather than the runs, from what each design's flagged items blamed.
+// rather than the runs: from the kinds of location each design declares
+// it can blame, else (a design that declared none) from what its flagged
+// items blamed.
 func byDefinition(r *Results) []string {
 	var out []string
-	docs := map[string]string{}
+	flagged := map[string]BlameRow{}
+	for _, b := range r.Blames {
+		flagged[b.Design] = b
+	}
+	declared := map[string]bool{}
 	for _, d := range r.Methods.Designs {
-		docs[d.ID] = d.Doc
+		if d.Blames == nil {
+			continue
+		}
+		declared[d.ID] = true
+		if slices.Contains(d.Blames, "edge") {
+			continue
+		}
+		s := fmt.Sprintf("Design %s cannot name an edge: its definition blames only %s (“%s”), and it named an edge in %d of its %d flagged items",
+			d.ID, strings.Join(d.Blames, ", "), d.Doc, flagged[d.ID].Edge, flagged[d.ID].Flagged)
+		out = append(out, s+noEdgeConsequence(r, d.ID))
 	}
 	for _, b := range r.Blames {
-		if b.Flagged == 0 || b.Edge > 0 {
+		if declared[b.Design] || b.Flagged == 0 || b.Edge > 0 {
 			continue
 		}
 		s := fmt.Sprintf("Design %s named no edge in any of its %d flagged items", b.Design, b.Flagged)
-		if doc := docs[b.Design]; doc != "" {
-			s += fmt.Sprintf(" (its definition: “%s”)", doc)
-		}
-		s += ": its exact localisation of the five hand-off classes, whose ground truth is an edge, is 0 by what it can blame, not by what the mutants did."
-		if b.Design == "B" { // H2 and H3 are stated on design B
-			s += " So H2's localisation clause compares C with a floor B cannot rise from, and H3's share of B's runs without exact localisation is 1 on every hand-off mutant by definition; only the control mutants (an agent's fault) measure B's localisation."
-		}
-		out = append(out, s)
+		out = append(out, s+noEdgeConsequence(r, b.Design))
 	}
 	if len(out) == 0 {
-		out = append(out, "None found in this run: every design that flagged something named an edge at least once.")
+		out = append(out, "None found in this run: every design can name an edge, and every design that flagged something named one at least once.")
 	}
 	return out
+}
+
+// noEdgeConsequence says what a design that names no edge settles: its
+// hand-off localisation, and the clauses of the hypotheses stated on it.
+func noEdgeConsequence(r *Results, id string) string {
+	s := ": its exact localisation of the hand-off classes, whose ground truth is an edge, is 0 by what it can blame, not by what the mutants did."
+	th := r.Thresholds.Named()
+	if th.H2Baseline == id {
+		s += fmt.Sprintf(" So H2's localisation clause compares %s with a floor %s cannot rise from.", th.H2Design, id)
+	}
+	if th.H3Baseline == id {
+		s += fmt.Sprintf(" H3's share of %s's runs without exact localisation is 1 on every hand-off mutant by definition; only the control mutants (an agent's fault) measure %s's localisation.", id, id)
+	}
+	if th.H2Design == id || th.H3Design == id {
+		s += fmt.Sprintf(" H2 and H3 are stated on %s as the localising design: their localisation clauses cannot hold.", id)
+	}
+	return s
 }
 
 // limits lists what the run cannot show: the protocol's own limits, then

@@ -354,15 +354,26 @@ func reliabilityTables(r *Results) []Table {
 			}
 		}})
 
-	ts = append(ts, Table{Name: "cost", Header: []string{"design", "suite_runs", "model_calls", "tool_calls", "tokens", "tokens_in", "tokens_out", "sandbox_resets", "wall_ms",
-		"per_suite_model_calls", "per_suite_tool_calls", "per_suite_tokens", "per_suite_sandbox_resets", "per_suite_wall_ms",
-		"money", "money_per_suite", "currency"},
+	header := []string{"design", "suite_runs"}
+	for _, k := range costCounters {
+		header = append(header, k.key)
+	}
+	header = append(header, "wall_ms")
+	for _, k := range costCounters {
+		header = append(header, "per_suite_"+k.key)
+	}
+	header = append(header, "per_suite_wall_ms", "money", "money_per_suite", "currency")
+	ts = append(ts, Table{Name: "cost", Header: header,
 		Rows: rowsOf(r.Cost, func(x *CostRow) []string {
-			return []string{x.Design, itoa(x.SuiteRuns), itoa(x.ModelCalls), itoa(x.ToolCalls), itoa(x.Tokens),
-				itoa(x.TokensIn), itoa(x.TokensOut), itoa(x.SandboxResets), strconv.FormatInt(x.WallMS, 10),
-				x.PerSuite.ModelCalls.String(), x.PerSuite.ToolCalls.String(), x.PerSuite.Tokens.String(),
-				x.PerSuite.SandboxResets.String(), x.PerSuite.WallMS.String(),
-				x.Money.String(), x.MoneyPerSuite.String(), x.Currency}
+			row := []string{x.Design, itoa(x.SuiteRuns)}
+			for _, k := range costCounters {
+				row = append(row, itoa(*k.get(&x.Cost)))
+			}
+			row = append(row, strconv.FormatInt(x.WallMS, 10))
+			for _, k := range costCounters {
+				row = append(row, k.mean(&x.PerSuite).String())
+			}
+			return append(row, x.PerSuite.WallMS.String(), x.Money.String(), x.MoneyPerSuite.String(), x.Currency)
 		})})
 
 	return ts

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/baton-lab/baton/mission"
 )
 
 // Schema is the results.json schema id. v2 (this one) made the mutant the
@@ -25,6 +27,7 @@ type Results struct {
 	Warnings    []string     `json:"warnings"`
 
 	Hypotheses          []Hypothesis        `json:"hypotheses"`
+	Robustness          []RobustnessRow     `json:"robustness"`
 	Detection           []DetectionRow      `json:"detection"`
 	DetectionByMutant   []MutantDetection   `json:"detection_by_mutant"`
 	DetectionByScenario []ScenarioDetection `json:"detection_by_scenario"`
@@ -247,18 +250,14 @@ func passKAt(ks []int, vals []F4, k int) (F4, bool) {
 	return vals[i], true
 }
 
-// CostRow is what a design's suites cost: totals over all its suite runs,
-// the mean per suite run (one full suite), and both in money.
+// CostRow is what a design's suites cost: totals over all its suite runs
+// (every counter of [mission.Cost]), the mean per suite run (one full
+// suite), and both in money.
 type CostRow struct {
-	Design        string `json:"design"`
-	SuiteRuns     int    `json:"suite_runs"`
-	ModelCalls    int    `json:"model_calls"`
-	ToolCalls     int    `json:"tool_calls"`
-	Tokens        int    `json:"tokens"`
-	TokensIn      int    `json:"tokens_in"`  // read by the models (prompt tokens)
-	TokensOut     int    `json:"tokens_out"` // written by the models (completion tokens)
-	SandboxResets int    `json:"sandbox_resets"`
-	WallMS        int64  `json:"-"` // wall-clock: in manifest.json and the reports, never in results.json
+	Design    string `json:"design"`
+	SuiteRuns int    `json:"suite_runs"`
+	mission.Cost
+	WallMS int64 `json:"-"` // wall-clock: in manifest.json and the reports, never in results.json
 	// WallNull keeps the schema's wall_ms key, always null in results.json:
 	// a wall-clock figure would break byte-identical results; manifest.json
 	// has it per design.
@@ -269,13 +268,20 @@ type CostRow struct {
 	Currency      string    `json:"currency"`
 }
 
-// CostMeans is the mean cost of one suite run.
+// CostMeans is the mean cost of one suite run, counter by counter.
 type CostMeans struct {
-	ModelCalls    F4 `json:"model_calls"`
-	ToolCalls     F4 `json:"tool_calls"`
-	Tokens        F4 `json:"tokens"`
-	SandboxResets F4 `json:"sandbox_resets"`
-	WallMS        F4 `json:"-"` // wall-clock, like CostRow.WallMS
+	ModelCalls        F4 `json:"model_calls"`
+	ToolCalls         F4 `json:"tool_calls"`
+	Tokens            F4 `json:"tokens"`
+	TokensIn          F4 `json:"tokens_in"`
+	TokensOut         F4 `json:"tokens_out"`
+	EnvironmentResets F4 `json:"environment_resets"`
+	FixtureResets     F4 `json:"fixture_resets"`
+	Emits             F4 `json:"emits"`
+	Parses            F4 `json:"parses"`
+	ContractChecks    F4 `json:"contract_checks"`
+	AttributionSteps  F4 `json:"attribution_steps"`
+	WallMS            F4 `json:"-"` // wall-clock, like CostRow.WallMS
 }
 
 // SetWall sets each design's summed wall-clock time of its suites (ms),

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/baton-lab/baton/input"
 	"github.com/baton-lab/baton/internal/safecsv"
 )
 
@@ -355,77 +356,144 @@ type label struct {
 	line    int
 }
 
+// Bounds on a label file, far above a review sample's (a few hundred rows).
+const (
+	// MaxLabelsBytes bounds a label file.
+	MaxLabelsBytes = 4 << 20
+	// MaxLabelRows bounds the rows of a label file.
+	MaxLabelRows = 100_000
+)
+
 // readLabels reads a sample_id,verdict file and validates every row
 // against the known sample ids. Errors name file, line and value.
 func readLabels(path string, known map[string]bool) (map[string]label, error) {
-	f, err := os.Open(path)
+	data, err := input.ReadFile(path, MaxLabelsBytes, "a label file")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrReview, err)
 	}
-	defer f.Close()
-	return parseLabels(path, f, known)
+	return parseLabels(path, bytes.NewReader(data), known)
 }
 
+// parseLabels reads a label file: a header naming the sample_id and verdict
+// columns (each once; other columns are ignored), then at least one row.
+// Every problem is an [*input.Error] naming file, line and column; a few
+// dozen are reported and the rest counted.
 func parseLabels(path string, r io.Reader, known map[string]bool) (map[string]label, error) {
-	cr := csv.NewReader(r)
+	data, err := io.ReadAll(io.LimitReader(r, MaxLabelsBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrReview, path, err)
+	}
+	var errs input.Collector
+	fail := func(line, col int, field, format string, args ...any) {
+		errs.Add(&input.Error{File: path, Pos: input.Pos{Line: line, Column: col}, Field: field, Problem: fmt.Sprintf(format, args...)})
+	}
+	wrap := func() error { return fmt.Errorf("%w: %w", ErrReview, errs.Err()) }
+	if len(data) > MaxLabelsBytes {
+		fail(0, 0, "", "larger than the %s a label file may be", input.Size(MaxLabelsBytes))
+		return nil, wrap()
+	}
+	if i := input.InvalidUTF8(data); i >= 0 {
+		line := 1 + bytes.Count(data[:i], []byte("\n"))
+		fail(line, 0, "", "invalid UTF-8 (byte 0x%02x): not a text file", data[i])
+		return nil, wrap()
+	}
+	cr := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\ufeff"))))
 	cr.FieldsPerRecord = -1
 	cr.TrimLeadingSpace = true
 	header, err := cr.Read()
 	if err == io.EOF {
-		return nil, fmt.Errorf("%w: %s:1: missing header sample_id,verdict (empty file)", ErrReview, path)
+		fail(1, 0, "", "missing header sample_id,verdict (empty file)")
+		return nil, wrap()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrReview, path, err)
+		addCSVError(&errs, path, err)
+		return nil, wrap()
 	}
-	idCol, vCol := -1, -1
-	for i, h := range header {
-		switch strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))) {
-		case "sample_id":
-			idCol = i
-		case "verdict":
-			vCol = i
-		}
-	}
-	if idCol < 0 || vCol < 0 {
-		return nil, fmt.Errorf("%w: %s:1: missing header sample_id,verdict (got %q)", ErrReview, path, strings.Join(header, ","))
+	idCol, vCol := labelColumns(&errs, path, header)
+	if errs.Len() > 0 {
+		return nil, wrap()
 	}
 	out := make(map[string]label)
-	var errs []error
+	rows := 0
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%w: %s: %w", ErrReview, path, err))
+			addCSVError(&errs, path, err)
 			break
 		}
 		line, _ := cr.FieldPos(0)
+		if rows++; rows > MaxLabelRows {
+			fail(line, 0, "", "more than %d rows: more than a review sample has", MaxLabelRows)
+			break
+		}
 		if max(idCol, vCol) >= len(rec) {
-			errs = append(errs, fmt.Errorf("%w: %s:%d: want columns sample_id and verdict, got %q", ErrReview, path, line, strings.Join(rec, ",")))
+			fail(line, 0, "", "want columns sample_id and verdict, got %s", input.Quote(strings.Join(rec, ",")))
 			continue
 		}
 		id := strings.TrimSpace(rec[idCol])
 		v := strings.ToLower(strings.TrimSpace(rec[vCol]))
+		_, idPos := cr.FieldPos(idCol)
+		_, vPos := cr.FieldPos(vCol)
 		switch {
 		case !known[id]:
-			errs = append(errs, fmt.Errorf("%w: %s:%d: sample_id: unknown sample id %q", ErrReview, path, line, rec[idCol]))
+			fail(line, idPos, "sample_id", "unknown sample id %s", input.Quote(rec[idCol]))
 		case out[id].line > 0:
-			errs = append(errs, fmt.Errorf("%w: %s:%d: sample_id: duplicate row for %q (first on line %d)", ErrReview, path, line, id, out[id].line))
+			fail(line, idPos, "sample_id", "duplicate row for %s (first on line %d)", input.Quote(id), out[id].line)
 		case v != "pass" && v != "fail":
-			errs = append(errs, fmt.Errorf("%w: %s:%d: verdict: %q is not pass or fail", ErrReview, path, line, rec[vCol]))
+			fail(line, vPos, "verdict", "%s is not pass or fail", input.Quote(rec[vCol]))
 		default:
 			out[id] = label{verdict: v, line: line}
 		}
-		if len(errs) >= 20 {
-			errs = append(errs, fmt.Errorf("%w: %s: too many errors", ErrReview, path))
-			break
-		}
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if errs.Len() > 0 {
+		return nil, wrap()
+	}
+	if len(out) == 0 {
+		fail(1, 0, "", "a header and no labels: want one row per sample labelled")
+		return nil, wrap()
 	}
 	return out, nil
+}
+
+// labelColumns finds the sample_id and verdict columns of a header; a
+// header missing either, or naming one twice, is a problem.
+func labelColumns(errs *input.Collector, path string, header []string) (idCol, vCol int) {
+	idCol, vCol = -1, -1
+	for i, h := range header {
+		var col *int
+		switch name := strings.ToLower(strings.TrimSpace(h)); name {
+		case "sample_id":
+			col = &idCol
+		case "verdict":
+			col = &vCol
+		default:
+			continue
+		}
+		if *col >= 0 {
+			errs.Add(&input.Error{File: path, Pos: input.Pos{Line: 1, Column: i + 1}, Field: "header",
+				Problem: fmt.Sprintf("column %s given twice (columns %d and %d)", input.Quote(strings.TrimSpace(h)), *col+1, i+1)})
+			continue
+		}
+		*col = i
+	}
+	if idCol < 0 || vCol < 0 {
+		errs.Add(&input.Error{File: path, Pos: input.Pos{Line: 1}, Field: "header",
+			Problem: fmt.Sprintf("missing header sample_id,verdict (got %s)", input.Quote(strings.Join(header, ",")))})
+	}
+	return idCol, vCol
+}
+
+// addCSVError records a CSV syntax error at the line and column it names.
+func addCSVError(errs *input.Collector, path string, err error) {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		errs.Add(&input.Error{File: path, Pos: input.Pos{Line: pe.Line, Column: pe.Column}, Problem: "invalid CSV: " + pe.Err.Error()})
+		return
+	}
+	errs.Add(&input.Error{File: path, Problem: "invalid CSV: " + err.Error()})
 }
 
 // ImportOptions set up [ImportReview].
@@ -482,9 +550,6 @@ func ImportReview(dir, reviewer, csvPath string, opt ImportOptions) (ImportSumma
 	labels, err := readLabels(csvPath, known)
 	if err != nil {
 		return sum, fmt.Errorf("import review: %w", err)
-	}
-	if len(labels) == 0 {
-		return sum, fmt.Errorf("import review: %w: %s: no labels", ErrReview, csvPath)
 	}
 	dest := filepath.Join(dir, reviewDir, labelsPrefix+reviewer+".csv")
 	switch _, err := os.Stat(dest); {

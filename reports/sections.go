@@ -14,7 +14,7 @@ func buildReport(r *Results, traces *traceSet) *document {
 	designs, classes := designsAndClasses(r)
 	anchors := cellAnchors(designs, classes)
 	d := &document{Title: "baton report", Intro: introBlocks(r)}
-	d.Sections = append(d.Sections, validitySection(r), hypothesesSection(r))
+	d.Sections = append(d.Sections, validitySection(r), hypothesesSection(r), robustnessSection(r))
 	if len(r.Warnings) > 0 {
 		items := make([][]span, len(r.Warnings))
 		for i, x := range r.Warnings {
@@ -205,6 +205,9 @@ func localisationSection(r *Results, designs, classes []string, anchors map[[2]s
 		x := at(d, c)
 		return clusteredCell(x.ExactRate, x.ExactCI95, x.Units).then("; trials " + rateCell(x.Exact, x.Flagged))
 	}))
+	if hasBase(r, "D") {
+		s.add(p(whoAndWhen))
+	}
 	adj := s.sub("localisation-adjacent", "Adjacent")
 	adj.add(matrixTable("localisation-adjacent-table", designs, classes, anchors, func(d, c string) tcell {
 		x := at(d, c)
@@ -224,16 +227,24 @@ func falseAlarmsSection(r *Results) *section {
 }
 
 func costSection(r *Results) *section {
-	t := &table{ID: "cost-table", Header: []string{"design", "suite runs", "model calls", "tool calls", "tokens", "sandbox resets", "wall ms", "money per suite", "money total"}, RowHeads: true}
+	header := []string{"design", "suite runs"}
+	for _, k := range costCounters {
+		header = append(header, k.label)
+	}
+	header = append(header, "wall ms", "money per suite", "money total")
+	t := &table{ID: "cost-table", Header: header, RowHeads: true}
 	money := func(v F4, cur string) tcell { return numCell(strings.TrimSpace(v.String()+" "+cur), float64(v)) }
 	mean := func(v F4) tcell { return numCell(v.String(), float64(v)) }
 	for _, x := range r.Cost {
 		ps := x.PerSuite
-		t.Rows = append(t.Rows, []tcell{textCell(x.Design), intCell(x.SuiteRuns), mean(ps.ModelCalls), mean(ps.ToolCalls),
-			mean(ps.Tokens), mean(ps.SandboxResets), mean(ps.WallMS), money(x.MoneyPerSuite, x.Currency), money(x.Money, x.Currency)})
+		row := []tcell{textCell(x.Design), intCell(x.SuiteRuns)}
+		for _, k := range costCounters {
+			row = append(row, mean(*k.mean(&ps)))
+		}
+		t.Rows = append(t.Rows, append(row, mean(ps.WallMS), money(x.MoneyPerSuite, x.Currency), money(x.Money, x.Currency)))
 	}
 	return &section{ID: "cost", Title: "Cost", Blocks: []block{
-		p("Mean per suite run (one full suite); money with the protocol's cost weights."), t}}
+		p("Mean per suite run (one full suite), counting what each design executed: the runs (an integrated run resets the whole system of record, an environment reset; a core run alone sets up one agent's fixture, a fixture reset), every message its emitters packaged and its parsers read, every message a design checked against its edge's contract and every trace event a design's attribution examined. Money with the protocol's cost weights, each counter priced by its own."), t}}
 }
 
 func pairedSection(rows []PairedRow) *section {

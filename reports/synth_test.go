@@ -24,7 +24,7 @@ func synthConfig() Config {
 		Scenarios: []ScenarioInfo{
 			{ID: "S01", Category: "typical"}, {ID: "S02", Category: "typical"}, {ID: "S03", Category: "adversarial"},
 		},
-		CostWeights: CostWeights{PerModelCall: 0.01, Per1kTokens: 0.002, PerToolCall: 0.001, PerSandboxReset: 0.0005, Currency: "EUR"},
+		CostWeights: CostWeights{PerModelCall: 0.01, Per1kTokens: 0.002, PerToolCall: 0.001, PerEnvironmentReset: 0.0005, PerFixtureReset: 0.00005, Currency: "EUR"},
 		Thresholds:  Thresholds{H1MinGap: 0.3, H2MaxDetectionGap: 0.1, H2MinLocalisationGain: 0.2, H2MaxCostRatio: 0.5, H3MinGap: 0.2},
 		Methods: Methods{
 			Mission: MissionInfo{Name: "synthetic", Version: "0"},
@@ -147,11 +147,11 @@ func synthMatch(flagged bool, trial int) (n, exact, nameOnly, orderIgnored int) 
 func synthCost(d string) mission.Cost {
 	switch d {
 	case "A":
-		return mission.Cost{ModelCalls: 4, ToolCalls: 3, Tokens: 500, SandboxResets: 4}
+		return mission.Cost{ModelCalls: 4, ToolCalls: 3, Tokens: 500, FixtureResets: 4}
 	case "B":
-		return mission.Cost{ModelCalls: 8, ToolCalls: 10, Tokens: 2000, SandboxResets: 1}
+		return mission.Cost{ModelCalls: 8, ToolCalls: 10, Tokens: 2000, EnvironmentResets: 1}
 	}
-	return mission.Cost{ModelCalls: 4, ToolCalls: 3, Tokens: 650, SandboxResets: 4}
+	return mission.Cost{ModelCalls: 4, ToolCalls: 3, Tokens: 650, FixtureResets: 4}
 }
 
 func synthSuccess(build, sc string, trial int) bool {

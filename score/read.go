@@ -3,7 +3,6 @@ package score
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -84,22 +83,10 @@ func ReadRuns(r io.Reader, name string, keepGoing bool) (runs []Run, skipped int
 // so far to their lines.
 func parseRun(line []byte, first map[string]int) (Run, *LineError) {
 	var run Run
-	if !json.Valid(line) {
-		var v any
-		err := json.Unmarshal(line, &v)
-		return run, &LineError{Msg: "not JSON: " + strings.TrimPrefix(err.Error(), "json: "), Err: ErrNotJSON}
-	}
-	if t := bytes.TrimSpace(line); t[0] != '{' {
-		return run, &LineError{Msg: "not JSON: want an object, got " + jsonKind(t[0]), Err: ErrNotJSON}
-	}
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&run); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return run, &LineError{Field: te.Field, Msg: fmt.Sprintf("want %s, got %s", jsonType(te.Type.Kind().String()), te.Value), Err: ErrBadField}
-		}
-		return run, &LineError{Msg: strings.TrimPrefix(err.Error(), "json: "), Err: ErrBadField}
+	// Strictly: a byte order mark, a key given twice, invalid UTF-8 or a
+	// number beyond float64 is refused, as in every other score input.
+	if _, lerr := decodeStrict(bytes.TrimRight(line, "\r\n"), &run, false); lerr != nil {
+		return run, lerr
 	}
 	if run.ID == "" {
 		return run, &LineError{Field: "run", Msg: "missing run id", Err: ErrMissingID}

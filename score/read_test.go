@@ -55,7 +55,7 @@ func TestReadRunsErrors(t *testing.T) {
 	}{
 		{"not JSON", okLine + "\n{\"run\": \"B\",\n", ErrNotJSON, "runs.jsonl:2: not JSON: unexpected end of JSON input"},
 		{"not an object", "[1,2]\n", ErrNotJSON, "runs.jsonl:1: not JSON: want an object, got array"},
-		{"trailing garbage", `{"run":"A"} x` + "\n", ErrNotJSON, "runs.jsonl:1: not JSON: invalid character 'x' after top-level value"},
+		{"trailing garbage", `{"run":"A"} x` + "\n", ErrNotJSON, "runs.jsonl:1: not JSON: 'x' after the top-level object"},
 		{"missing run id", okLine + "\n\n" + `{"answer":"x"}`, ErrMissingID, "runs.jsonl:3: run: missing run id"},
 		{"empty run id", `{"run":""}`, ErrMissingID, "runs.jsonl:1: run: missing run id"},
 		{"duplicate id", okLine + "\n" + `{"run":"B"}` + "\n" + okLine, ErrDuplicateID, `runs.jsonl:3: run: duplicate run id "A" (first on line 1)`},
@@ -63,8 +63,13 @@ func TestReadRunsErrors(t *testing.T) {
 		{"expected call without a name", `{"run":"B","expected_calls":[{"name":""}]}`, ErrNoName, "runs.jsonl:1: expected_calls[0].name: call without a name"},
 		{"run id not a string", `{"run":7}`, ErrBadField, "runs.jsonl:1: run: want string, got number"},
 		{"expected_answer not a string", `{"run":"A","expected_answer":140}`, ErrBadField, "runs.jsonl:1: expected_answer: want string, got number"},
-		{"args not an object", `{"run":"A","calls":[{"name":"a","args":[1]}]}`, ErrBadField, "runs.jsonl:1: calls.args: want object, got array"},
-		{"misspelt key", `{"run":"A","expected_answr":"x"}`, ErrBadField, `runs.jsonl:1: unknown field "expected_answr"`},
+		{"args not an object", `{"run":"A","calls":[{"name":"a","args":[1]}]}`, ErrBadField, "runs.jsonl:1: calls[0].args: want object, got array"},
+		{"misspelt key", `{"run":"A","expected_answr":"x"}`, ErrUnknownKey, `runs.jsonl:1: expected_answr: unknown key "expected_answr" (want one of: answer, calls, expected_answer, expected_calls, run)`},
+		// Accepted silently or unclear before (issue 23, items 9 and 10).
+		{"byte order mark", "\xef\xbb\xbf" + okLine, ErrBOM, "runs.jsonl:1: starts with a UTF-8 byte order mark: save the file without it"},
+		{"duplicate key", `{"run":"A","answer":"x","answer":"y"}`, ErrDuplicateKey, "runs.jsonl:1: answer: key given twice"},
+		{"invalid UTF-8", okLine + "\n{\"run\":\"B\",\"answer\":\"\xff\"}", ErrInvalidUTF8, "runs.jsonl:2: answer: invalid UTF-8 in a string"},
+		{"number beyond float64", `{"run":"A","calls":[{"name":"a","args":{"n":1e999}}]}`, ErrNonFinite, "runs.jsonl:1: calls[0].args.n: 1e999 is beyond the range of a 64-bit float"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

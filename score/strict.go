@@ -80,9 +80,12 @@ func decodeStrict(data []byte, v any, track bool) (located, *LineError) {
 	if err := w.value(t, tok, start); err != nil {
 		return nil, err
 	}
+	rest := bytes.TrimLeft(data[w.dec.InputOffset():], " \t\r\n")
 	switch tok, start, err := w.token(); {
 	case err == nil:
 		return nil, w.errAt(start, "not JSON: "+tokenKind(tok)+" after the top-level object", ErrNotJSON)
+	case errors.Is(err, ErrNotJSON) && len(rest) > 0:
+		return nil, w.errAt(len(data)-len(rest), "not JSON: "+strconv.QuoteRune(firstRune(rest))+" after the top-level object", ErrNotJSON)
 	case err.Err != ErrNoRecords:
 		return nil, err
 	}
@@ -340,4 +343,10 @@ func goKind(t reflect.Type) string {
 		return "number"
 	}
 	return jsonType(t.Kind().String())
+}
+
+// firstRune returns the first character of b.
+func firstRune(b []byte) rune {
+	r, _ := utf8.DecodeRune(b)
+	return r
 }

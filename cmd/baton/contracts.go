@@ -1,15 +1,16 @@
 package main
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/baton-lab/baton/contracts"
+	"github.com/baton-lab/baton/input"
 	"github.com/baton-lab/baton/mission"
 )
 
@@ -25,7 +26,10 @@ func newContractsCmd(g *globals) *cobra.Command {
 FILE holds one message (a JSON object), or a JSON array or JSON Lines of messages
 for one item on one edge, which are also checked as a sequence (stable idempotency key, one owner,
 no second action). The edge is read from each message's "edge" field unless --edge
-is given. Exits 1 when there are violations.`,
+is given. Each violation names the file and line of its message (AT, "at" in
+--json). Messages are read strictly: a key given twice, invalid UTF-8, a byte
+order mark, a key that is not an envelope key or a number beyond float64 is an
+error naming file, line and column. Exits 1 when there are violations.`,
 		Args: exactArgs(1, "one FILE (a JSON hand-off message)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			lv, err := contracts.ParseLevel(level)
@@ -42,58 +46,26 @@ is given. Exits 1 when there are violations.`,
 				return err
 			}
 			if len(files) > 0 {
-				user, err := contracts.Load(files...)
+				user, err := contracts.LoadContext(cmd.Context(), files...)
 				if err != nil {
-					return err
+					return interrupted(cmd, err)
 				}
 				set = set.Merge(user)
 			}
-			data, err := os.ReadFile(args[0])
+			data, err := input.ReadFile(args[0], contracts.MaxMessagesBytes, "a file of messages")
 			if err != nil {
 				return fmt.Errorf("read message: %w", err)
 			}
-			msgs, err := splitMessages(args[0], data)
+			msgs, err := contracts.ReadMessages(args[0], data)
 			if err != nil {
 				return err
 			}
-			var viols []contracts.Violation
-			for i, m := range msgs {
-				e := edge
-				if e == "" {
-					if e = edgeOf(m); e == "" {
-						return fmt.Errorf("%s: message %d has no edge field; name the edge with --edge from->to", args[0], i+1)
-					}
-				}
-				viols = append(viols, set.Check(e, m, lv)...)
+			viols, err := checkMessages(set, args[0], edge, msgs, lv)
+			if err != nil {
+				return err
 			}
-			if len(msgs) > 1 {
-				e := edge
-				if e == "" {
-					e = edgeOf(msgs[0])
-				}
-				viols = append(viols, set.CheckSequence(e, msgs, lv)...)
-			}
-			if asJSON {
-				enc := json.NewEncoder(g.stdout)
-				enc.SetEscapeHTML(false)
-				enc.SetIndent("", "  ")
-				if viols == nil {
-					viols = []contracts.Violation{}
-				}
-				if err := enc.Encode(viols); err != nil {
-					return err
-				}
-			} else if len(viols) == 0 {
-				fmt.Fprintf(g.stdout, "ok: %d message(s), no violations at level %s\n", len(msgs), lv)
-			} else {
-				tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "EDGE\tRULE\tLEVEL\tFIELD\tEXPECTED\tGOT\tMESSAGE")
-				for _, v := range viols {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.Edge, v.Rule, v.Level, v.Field, v.Expected, v.Got, v.Message)
-				}
-				if err := tw.Flush(); err != nil {
-					return err
-				}
+			if err := printViolations(g, viols, len(msgs), lv, asJSON); err != nil {
+				return err
 			}
 			if len(viols) > 0 {
 				return fmt.Errorf("%s: %d contract violation(s)", args[0], len(viols))
@@ -110,52 +82,79 @@ is given. Exits 1 when there are violations.`,
 	return cmd
 }
 
-// splitMessages reads one JSON message, a JSON array of messages, or JSON
-// Lines, one message per line. Anything that is not a JSON object is an
-// error naming the file and the line (or array element).
-func splitMessages(name string, data []byte) ([][]byte, error) {
-	trimmed := bytes.TrimSpace(data)
-	switch {
-	case len(trimmed) == 0:
-		return nil, fmt.Errorf("%s: empty file, want a JSON hand-off message", name)
-	case trimmed[0] == '[':
-		var raw []json.RawMessage
-		if err := json.Unmarshal(trimmed, &raw); err != nil {
-			return nil, fmt.Errorf("%s: not a JSON array of messages: %w", name, err)
-		}
-		out := make([][]byte, len(raw))
-		for i, r := range raw {
-			if !isObject(r) {
-				return nil, fmt.Errorf("%s: element %d: not a JSON object", name, i+1)
+// located is a violation with where its message was written.
+type located struct {
+	At string `json:"at"`
+	contracts.Violation
+}
+
+// checkMessages checks each message, then the sequence when there are
+// several. A violation names the file and line of its message.
+func checkMessages(set *contracts.Set, file, edge string, msgs []contracts.Input, lv contracts.Level) ([]located, error) {
+	var out []located
+	at := func(m contracts.Input) string { return fmt.Sprintf("%s:%d", file, m.Line) }
+	raws := make([][]byte, len(msgs))
+	for i, m := range msgs {
+		raws[i] = m.Raw
+		e := edge
+		if e == "" {
+			if e = edgeOf(m.Raw); e == "" {
+				return nil, fmt.Errorf("%s: message %d has no edge field; name the edge with --edge from->to", at(m), i+1)
 			}
-			out[i] = r
 		}
-		return out, nil
-	case json.Valid(trimmed) && isObject(trimmed):
-		return [][]byte{trimmed}, nil
+		for _, v := range set.Check(e, m.Raw, lv) {
+			out = append(out, located{at(m), v})
+		}
 	}
-	var out [][]byte
-	for i, line := range bytes.Split(data, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
+	if len(msgs) > 1 {
+		e := edge
+		if e == "" {
+			e = edgeOf(msgs[0].Raw)
 		}
-		if !json.Valid(line) || !isObject(line) {
-			return nil, fmt.Errorf("%s:%d: not a JSON object (want one message, a JSON array, or one message per line)", name, i+1)
+		for _, v := range set.CheckSequence(e, raws, lv) {
+			where := file
+			if v.Seq >= 1 && v.Seq <= len(msgs) {
+				where = at(msgs[v.Seq-1])
+			}
+			out = append(out, located{where, v})
 		}
-		out = append(out, line)
 	}
 	return out, nil
 }
 
-func isObject(b []byte) bool {
-	b = bytes.TrimSpace(b)
-	return len(b) > 0 && b[0] == '{'
+// printViolations writes the violations as a table, or as JSON.
+func printViolations(g *globals, viols []located, n int, lv contracts.Level, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(g.stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if viols == nil {
+			viols = []located{}
+		}
+		return enc.Encode(viols)
+	}
+	if len(viols) == 0 {
+		fmt.Fprintf(g.stdout, "ok: %d message(s), no violations at level %s\n", n, lv)
+		return nil
+	}
+	tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "AT\tEDGE\tRULE\tLEVEL\tFIELD\tEXPECTED\tGOT\tMESSAGE")
+	for _, v := range viols {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v.At, v.Edge, v.Rule, v.Level, v.Field, v.Expected, v.Got, v.Message)
+	}
+	return tw.Flush()
 }
 
-// edgeOf reads a message's edge field, "" when it has none.
 // edgeOf returns a message's edge, "" when it names none readable.
 func edgeOf(msg []byte) string {
 	e, _ := mission.EnvelopeEdgeName(msg)
 	return e
+}
+
+// interrupted says "interrupted" for an error that Ctrl-C caused.
+func interrupted(cmd *cobra.Command, err error) error {
+	if cmd.Context().Err() != nil && errors.Is(err, context.Canceled) {
+		return fmt.Errorf("interrupted while loading: %w", err)
+	}
+	return err
 }

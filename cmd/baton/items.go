@@ -143,7 +143,10 @@ func itemJSON(it *experiment.StoredItem) *itemRecord {
 	r := &itemRecord{ID: it.ID, Build: it.Build, Class: it.Class, Design: it.Design, Scenario: it.Scenario, Category: it.Category,
 		Trial: it.Trial, Seed: strconv.FormatUint(it.Seed, 10), Flagged: it.Flagged, Blame: it.Blame, Findings: []findingRecord{},
 		Cost: map[string]int64{"model_calls": int64(it.Cost.ModelCalls), "tool_calls": int64(it.Cost.ToolCalls),
-			"tokens": int64(it.Cost.Tokens), "sandbox_resets": int64(it.Cost.SandboxResets), "wall_ns": it.WallNS},
+			"tokens": int64(it.Cost.Tokens), "environment_resets": int64(it.Cost.EnvironmentResets),
+			"fixture_resets": int64(it.Cost.FixtureResets), "emits": int64(it.Cost.Emits), "parses": int64(it.Cost.Parses),
+			"contract_checks": int64(it.Cost.ContractChecks), "attribution_steps": int64(it.Cost.AttributionSteps),
+			"wall_ns": it.WallNS},
 		Slipped: it.Slipped, Faulted: it.Faulted, Reached: it.Reached, RunSHA256: it.TraceHash,
 		TraceSHA256: it.TraceSHA, TraceStored: it.TraceStored}
 	if r.Design == "" {

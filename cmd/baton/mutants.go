@@ -23,14 +23,15 @@ func newMutantsCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cat, err := mutants.Default(m.Spec())
+			cat, err := loading(cmd.Context(), func() (*mutants.Catalogue, error) {
+				cat, err := mutants.Default(m.Spec())
+				if err != nil || file == "" {
+					return cat, err
+				}
+				return mutants.Load(file, cat, mode, m.Spec())
+			})
 			if err != nil {
 				return err
-			}
-			if file != "" {
-				if cat, err = mutants.Load(file, cat, mode, m.Spec()); err != nil {
-					return err
-				}
 			}
 			if asJSON {
 				enc := json.NewEncoder(g.stdout)

@@ -35,7 +35,7 @@ changed, and refuses --trials and --seed unless --deviate gives the reason.`,
 			if err != nil {
 				return err
 			}
-			tree, err := experiment.Lock(args[0], experiment.LockOptions{Stack: experiment.NewStack(reg)})
+			tree, err := experiment.Lock(args[0], experiment.LockOptions{Stack: experiment.NewStack(reg), Context: cmd.Context()})
 			if err != nil {
 				return err
 			}

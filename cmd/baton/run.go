@@ -27,7 +27,7 @@ clean build first, on a worker pool, each outcome stored in runs.db; then the
 aggregates, results.json, report.md, report.html and CSV tables.
 
 With no flags, baton runs the embedded default protocol (the default mutant
-catalogue, every scenario, designs A, B and C, 20 trials, semantic contracts)
+catalogue, every scenario, designs A, A.wire, A.recorded, B, C, C.schema and D, 20 trials, semantic contracts)
 and writes a new run folder under ./out/. It prints the folder's path, the
 validity gate, the hypotheses and the detection table.
 

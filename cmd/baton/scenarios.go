@@ -7,6 +7,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/baton-lab/baton/mission"
 )
 
 func newScenariosCmd(g *globals) *cobra.Command {
@@ -23,14 +25,15 @@ func newScenariosCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			scs, _, err := m.Scenarios()
+			scs, err := loading(cmd.Context(), func() ([]*mission.Scenario, error) {
+				scs, _, err := m.Scenarios()
+				if err != nil || len(files) == 0 {
+					return scs, err
+				}
+				return m.LoadScenarios(files...)
+			})
 			if err != nil {
 				return err
-			}
-			if len(files) > 0 {
-				if scs, err = m.LoadScenarios(files...); err != nil {
-					return err
-				}
 			}
 			if asJSON {
 				type row struct {

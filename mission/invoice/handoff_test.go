@@ -203,7 +203,7 @@ func TestRunCoreReproducesGolden(t *testing.T) {
 			if diff := cmp.Diff(normalise(t, g.Result), normalise(t, cr.Result)); diff != "" {
 				t.Errorf("%s %s %s: result (-golden +core):\n%s", sc.ID, g.Agent, g.Item, diff)
 			}
-			if cr.Cost.SandboxResets != 1 || cr.Cost.ModelCalls == 0 || cr.Agent != g.Agent || cr.Item != g.Item {
+			if cr.Cost.FixtureResets != 1 || cr.Cost.EnvironmentResets != 0 || cr.Cost.ModelCalls == 0 || cr.Agent != g.Agent || cr.Item != g.Item {
 				t.Errorf("%s %s %s: core run %+v %s %s", sc.ID, g.Agent, g.Item, cr.Cost, cr.Agent, cr.Item)
 			}
 		}
@@ -213,8 +213,10 @@ func TestRunCoreReproducesGolden(t *testing.T) {
 	}
 }
 
-// TestRunCoreSeams: inside a core alone the build's Decide, ToolArgs and
-// RetryKey seams act; its parser is the clean one.
+// TestRunCoreSeams: a core run alone is the build's whole agent: its
+// Decide, ToolArgs and RetryKey seams act on the core, its Parse seam on
+// the parser that reads the input, its Emit seam on the emitter whose
+// messages the run keeps (without delivering them).
 func TestRunCoreSeams(t *testing.T) {
 	sc := scenarioByID(t, "T1")
 	goldens, err := recordGolden(New(), sc)
@@ -238,10 +240,26 @@ func TestRunCoreSeams(t *testing.T) {
 		t.Errorf("last call %+v: ToolArgs did not act", last)
 	}
 
+	clean := mustRunCore(New(), mission.Clean(), Boundary, sc, boundary.Input, 1, mission.Env{})
+	if diff := cmp.Diff(boundary.Emitted, clean.Emitted); diff != "" {
+		t.Errorf("the clean emitter alone differs from the golden run's (-golden +core):\n%s", diff)
+	}
+	if clean.Cost.Parses != len(boundary.Input.Messages) || clean.Cost.Emits != len(boundary.Emitted) {
+		t.Errorf("clean core run cost %+v: want %d parses and %d emits", clean.Cost, len(boundary.Input.Messages), len(boundary.Emitted))
+	}
 	parse := mission.NewBuild(hook{parse: func(_ mission.Edge, msg map[string]any) { msg["payload"] = map[string]any{} }}, nil)
 	cr = mustRunCore(New(), parse, Boundary, sc, boundary.Input, 1, mission.Env{})
+	if cmp.Equal(normalise(t, boundary.Calls), normalise(t, cr.Calls)) {
+		t.Errorf("the Parse seam did not act on a core run alone: calls %+v", cr.Calls)
+	}
+
+	emit := mission.NewBuild(hook{emit: func(_ mission.Edge, msg map[string]any) { msg["escalation"] = "escalated" }}, nil)
+	cr = mustRunCore(New(), emit, Boundary, sc, boundary.Input, 1, mission.Env{})
 	if diff := cmp.Diff(normalise(t, boundary.Calls), normalise(t, cr.Calls)); diff != "" {
-		t.Errorf("the Parse seam acted on a core run alone (-golden +core):\n%s", diff)
+		t.Errorf("the Emit seam changed the core's calls (-golden +core):\n%s", diff)
+	}
+	if len(cr.Emitted) == 0 || cmp.Equal(boundary.Emitted, cr.Emitted) {
+		t.Errorf("the Emit seam did not act on the emitter alone: emitted %q", cr.Emitted)
 	}
 
 	o := &mission.Oracle{}

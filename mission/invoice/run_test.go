@@ -70,7 +70,7 @@ func TestRunCleanEndState(t *testing.T) {
 			if n := len(recs(run.End).Reports); n != 1 {
 				t.Errorf("%d exception reports, want 1", n)
 			}
-			if run.Cost.ModelCalls == 0 || run.Cost.ToolCalls == 0 || run.Cost.Tokens == 0 || run.Cost.SandboxResets != 1 {
+			if run.Cost.ModelCalls == 0 || run.Cost.ToolCalls == 0 || run.Cost.Tokens == 0 || run.Cost.EnvironmentResets != 1 || run.Cost.FixtureResets != 0 {
 				t.Errorf("cost %+v: want model calls, tool calls, tokens and one sandbox reset", run.Cost)
 			}
 		})

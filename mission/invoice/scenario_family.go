@@ -8,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/baton-lab/baton/input"
 	"github.com/baton-lab/baton/mission"
 )
 
@@ -19,70 +20,50 @@ var (
 	familyWholeRefRe = regexp.MustCompile(`^\$\{[^}]*\}$`)
 )
 
+// familyDoc is a family entry as written.
+type familyDoc struct {
+	Name     string                     `yaml:"name"`
+	Doc      string                     `yaml:"doc"`
+	Template yaml.Node                  `yaml:"template"`
+	Members  []input.Ordered[yaml.Node] `yaml:"members"`
+}
+
 func (p *scenarioParser) family(n *yaml.Node, path string) []*mission.Scenario {
-	n = yamlDeref(n)
-	if n.Kind != yaml.MappingNode {
-		p.errorf(n.Line, path, "want a mapping, got %s", yamlKindName(n))
+	before := p.d.Count()
+	var f familyDoc
+	p.d.DecodeNode(n, path, &f)
+	if p.d.Count() > before {
 		return nil
 	}
-	var name string
-	var tmpl, members *yaml.Node
-	p.mapping(n, func(key, val *yaml.Node) {
-		val = yamlDeref(val)
-		switch key.Value {
-		case "name":
-			if val.Kind != yaml.ScalarNode || !familyVarRe.MatchString(strings.ReplaceAll(val.Value, "-", "_")) {
-				p.errorf(val.Line, path+".name", "want a name like typical-po, got %s", yamlKindName(val))
-			}
-			name = val.Value
-		case "doc":
-			if val.Kind != yaml.ScalarNode {
-				p.errorf(val.Line, path+".doc", "want a string, got %s", yamlKindName(val))
-			}
-		case "template":
-			tmpl = val
-		case "members":
-			members = val
-		default:
-			p.errorf(key.Line, path+"."+key.Value, "unknown field (want name, doc, template, members)")
-		}
-	}, path, "")
-	if name == "" {
-		p.errorf(n.Line, path+".name", "missing required field")
+	switch {
+	case !p.d.Has(path + ".name"):
+		p.d.Errorf(path+".name", "missing required field")
+	case !familyVarRe.MatchString(strings.ReplaceAll(f.Name, "-", "_")):
+		p.d.Errorf(path+".name", "want a name like typical-po, got %s", input.Quote(f.Name))
 	}
+	tmpl := input.Deref(&f.Template)
 	if tmpl == nil || tmpl.Kind != yaml.MappingNode {
-		line := n.Line
-		if tmpl != nil {
-			line = tmpl.Line
-		}
-		p.errorf(line, path+".template", "want a scenario mapping")
+		p.d.Errorf(path+".template", "want a scenario mapping")
 	}
-	if members == nil || members.Kind != yaml.SequenceNode || len(members.Content) == 0 {
-		line := n.Line
-		if members != nil {
-			line = members.Line
-		}
-		p.errorf(line, path+".members", "want a non-empty list of variable mappings")
+	if len(f.Members) == 0 {
+		p.d.Errorf(path+".members", "want a non-empty list of variable mappings")
 	}
-	if len(p.errs) > 0 {
+	if p.d.Count() > before {
 		return nil
 	}
-	label := path
-	if name != "" {
-		label = "family " + name
-	}
+	label := "family " + f.Name
 	var out []*mission.Scenario
-	for i, m := range members.Content {
-		if p.full() {
+	for i, m := range f.Members {
+		if p.d.Full() {
 			break
 		}
-		m = yamlDeref(m)
-		mpath := fmt.Sprintf("%s.members[%d]", path, i)
+		mpath := input.Index(path+".members", i)
 		vars, ok := p.memberVars(m, mpath)
 		if !ok {
 			continue
 		}
-		from := fmt.Sprintf(" (%s member %s at %s:%d)", label, vars["id"], p.file, m.Line)
+		line := p.d.Pos(mpath).Line
+		from := fmt.Sprintf("%s member %s at %s:%d", label, vars["id"], p.d.File(), line)
 		used := map[string]bool{}
 		inst, ok := p.instantiate(tmpl, vars, used, mpath, from)
 		if !ok {
@@ -90,10 +71,10 @@ func (p *scenarioParser) family(n *yaml.Node, path string) []*mission.Scenario {
 		}
 		for _, k := range sortedVarNames(vars) {
 			if !used[k] {
-				p.errorf(m.Line, mpath+"."+k, "variable not used by the template")
+				p.d.Errorf(mpath+"."+k, "variable not used by the template")
 			}
 		}
-		if sc := p.scenario(inst, mpath, m.Line, from); sc != nil {
+		if sc := p.scenario(inst, mpath, line, from); sc != nil {
 			out = append(out, sc)
 		}
 	}
@@ -109,28 +90,26 @@ func sortedVarNames[V any](m map[string]V) []string {
 	return keys
 }
 
-func (p *scenarioParser) memberVars(m *yaml.Node, path string) (map[string]string, bool) {
-	if m.Kind != yaml.MappingNode {
-		p.errorf(m.Line, path, "want a mapping of variables, got %s", yamlKindName(m))
-		return nil, false
-	}
+// memberVars reads a member's variables: lower_snake_case names, scalar
+// values, an id among them.
+func (p *scenarioParser) memberVars(m input.Ordered[yaml.Node], path string) (map[string]string, bool) {
 	vars := map[string]string{}
 	ok := true
-	p.mapping(m, func(key, val *yaml.Node) {
-		val = yamlDeref(val)
+	for _, e := range m {
+		val := input.Deref(&e.Value)
 		switch {
-		case !familyVarRe.MatchString(key.Value):
-			p.errorf(key.Line, path+"."+key.Value, "variable names are lower_snake_case")
+		case !familyVarRe.MatchString(e.Key):
+			p.d.Errorf(input.Join(path, e.Key), "variable names are lower_snake_case")
 			ok = false
-		case val.Kind != yaml.ScalarNode:
-			p.errorf(val.Line, path+"."+key.Value, "want a scalar, got %s", yamlKindName(val))
+		case val == nil || val.Kind != yaml.ScalarNode:
+			p.d.Errorf(input.Join(path, e.Key), "want a scalar, got %s", input.Describe(val))
 			ok = false
 		default:
-			vars[key.Value] = val.Value
+			vars[e.Key] = val.Value
 		}
-	}, path, "")
+	}
 	if vars["id"] == "" && ok {
-		p.errorf(m.Line, path+".id", "missing required variable")
+		p.d.Errorf(path+".id", "missing required variable")
 		ok = false
 	}
 	return vars, ok
@@ -142,11 +121,14 @@ func (p *scenarioParser) instantiate(tmpl *yaml.Node, vars map[string]string, us
 	ok := true
 	var walk func(n *yaml.Node, depth int) *yaml.Node
 	walk = func(n *yaml.Node, depth int) *yaml.Node {
-		n = yamlDeref(n)
-		p.budget++
-		if p.budget > scenarioMaxNodes || depth > 200 {
+		n = input.Deref(n)
+		if n == nil {
+			n = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
+		}
+		p.copies++
+		if p.copies > input.DefaultMaxValues || depth > 200 {
 			if ok {
-				p.errorf(n.Line, path, "template too large%s", from)
+				p.d.Errorf(path, "template too large (more than %d values once members are expanded)", input.DefaultMaxValues)
 			}
 			ok = false
 			return n
@@ -186,7 +168,7 @@ func (p *scenarioParser) substitute(n *yaml.Node, vars map[string]string, used m
 		name := ref[2 : len(ref)-1]
 		v, found := vars[name]
 		if !found {
-			p.errorf(n.Line, path, "template refers to ${%s}, which the member does not set%s", name, from)
+			p.errorAt(n, path, from, "template refers to ${%s}, which the member does not set", name)
 			*ok = false
 			return ref
 		}
@@ -194,10 +176,13 @@ func (p *scenarioParser) substitute(n *yaml.Node, vars map[string]string, used m
 		return v
 	})
 	if *ok && strings.Contains(s, "${") {
-		p.errorf(n.Line, path, "unterminated ${ in template%s", from)
+		p.errorAt(n, path, from, "unterminated ${ in template")
 		*ok = false
 	}
 	return s
 }
 
-// Validation.
+// errorAt records a problem at a template node, for a member.
+func (p *scenarioParser) errorAt(n *yaml.Node, path, from, format string, args ...any) {
+	p.d.Add(&input.Error{File: p.d.File(), Pos: input.Pos{Line: n.Line, Column: n.Column}, Field: path, Problem: fmt.Sprintf(format, args...), Note: from})
+}

@@ -8,55 +8,51 @@ import (
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
+	"github.com/baton-lab/baton/input"
 	"github.com/baton-lab/baton/mission"
 )
 
-// scenarioValidator checks one decoded scenario against the rules of a scenario
-// file, naming lines through the scenario's YAML node.
+// scenarioValidator checks one decoded scenario against the rules of a
+// scenario file, naming the place of each problem through the decoder.
 type scenarioValidator struct {
-	p     *scenarioParser
-	loc   *yaml.Node
+	d     *input.Decoder
 	label string
-	from  string
 	sc    *scenarioDoc
 }
 
-// line returns the line of the node at path (map keys and list indexes),
-// or of the deepest ancestor present.
-func (v *scenarioValidator) line(path ...any) int {
-	n := v.loc
-	for _, step := range path {
-		var next *yaml.Node
-		switch s := step.(type) {
-		case string:
-			next = yamlMapValue(n, s)
-		case int:
-			if d := yamlDeref(n); d.Kind == yaml.SequenceNode && s < len(d.Content) {
-				next = d.Content[s]
-			}
-		}
-		if next == nil {
-			break
-		}
-		n = yamlDeref(next)
-	}
-	return n.Line
-}
-
-func (v *scenarioValidator) errorf(path []any, format string, args ...any) {
-	var b strings.Builder
-	b.WriteString(v.label)
+// path returns the scenario's field at path (map keys and list indexes).
+func (v *scenarioValidator) path(path []any) string {
+	p := v.label
 	for _, s := range path {
 		switch s := s.(type) {
 		case string:
-			b.WriteString("." + s)
+			p = input.Join(p, s)
 		case int:
-			fmt.Fprintf(&b, "[%d]", s)
+			p = input.Index(p, s)
 		}
 	}
-	v.p.errorf(v.line(path...), b.String(), format+v.from, args...)
+	return p
+}
+
+func (v *scenarioValidator) errorf(path []any, format string, args ...any) {
+	v.d.Errorf(v.path(path), format, args...)
+}
+
+// maxAmount bounds every amount and quantity: far above any invoice, and
+// small enough that cents fit an int64.
+const maxAmount = 1e12
+
+// amounts checks that amounts are within maxAmount; it returns false when
+// one is not (the sums would be meaningless).
+func (v *scenarioValidator) amounts(path []any, named ...any) bool {
+	ok := true
+	for i := 0; i+1 < len(named); i += 2 {
+		if x := named[i+1].(float64); math.Abs(x) > maxAmount {
+			v.errorf(append(slices.Clone(path), named[i]), "%g: want at most %g in size", x, float64(maxAmount))
+			ok = false
+		}
+	}
+	return ok
 }
 
 func scPath(path ...any) []any { return path }
@@ -227,6 +223,9 @@ func (v *scenarioValidator) initial(st *Records) map[string]*Supplier {
 				v.errorf(scPath("initial", "purchase_orders", i, "lines", j, "sku"), "missing or repeated sku %q", l.SKU)
 			}
 			skus[l.SKU] = true
+			if !v.amounts(scPath("initial", "purchase_orders", i, "lines", j), "qty", l.Qty, "unit_price", l.UnitPrice) {
+				continue
+			}
 			if l.Qty <= 0 || l.UnitPrice <= 0 {
 				v.errorf(scPath("initial", "purchase_orders", i, "lines", j), "want a positive qty and unit_price")
 			}
@@ -246,6 +245,9 @@ func (v *scenarioValidator) initial(st *Records) map[string]*Supplier {
 		if !slices.ContainsFunc(po.Lines, func(l POLine) bool { return l.SKU == gr.SKU }) {
 			v.errorf(scPath("initial", "goods_receipts", i, "sku"), "sku %q is not on order %s", gr.SKU, gr.PONumber)
 		}
+		if !v.amounts(scPath("initial", "goods_receipts", i), "qty", gr.Qty) {
+			continue
+		}
 		if gr.Qty <= 0 {
 			v.errorf(scPath("initial", "goods_receipts", i, "qty"), "want a positive quantity")
 		}
@@ -261,6 +263,9 @@ func (v *scenarioValidator) initial(st *Records) map[string]*Supplier {
 		}
 		if inv.Number == "" {
 			v.errorf(scPath("initial", "invoices", i, "number"), "missing invoice number")
+		}
+		if !v.amounts(scPath("initial", "invoices", i), "net", inv.Net, "tax", inv.Tax, "gross", inv.Gross) {
+			continue
 		}
 		if scCents(inv.Net)+scCents(inv.Tax) != scCents(inv.Gross) {
 			v.errorf(scPath("initial", "invoices", i, "gross"), "net %s + tax %s != gross %s", scMoney(scCents(inv.Net)), scMoney(scCents(inv.Tax)), scMoney(scCents(inv.Gross)))
@@ -310,6 +315,13 @@ func (v *scenarioValidator) document(d *Document, path []any) {
 		v.errorf(append(path, "invoice_number"), "missing document number")
 	}
 	v.dates(d.InvoiceDate, d.DueDate, path)
+	ok := v.amounts(path, "net", d.Net, "tax", d.Tax, "gross", d.Gross)
+	for j, l := range d.Lines {
+		ok = v.amounts(append(slices.Clone(path), "lines", j), "qty", l.Qty, "unit_price", l.UnitPrice, "amount", l.Amount) && ok
+	}
+	if !ok {
+		return
+	}
 	var sum int64
 	for j, l := range d.Lines {
 		if got, want := scCents(l.Amount), scCents(l.Qty*l.UnitPrice); got != want {
@@ -443,6 +455,9 @@ func (v *scenarioValidator) item(it *ExpectedItem, e *Email, suppliers map[strin
 	}
 	if it.Invoice == "" {
 		v.errorf(append(path, "invoice"), "a paid item names the invoice number")
+	}
+	if !v.amounts(path, "amount", it.Amount) {
+		return
 	}
 	if scCents(it.Amount) != scCents(doc.Gross) {
 		v.errorf(append(path, "amount"), "want the invoice gross %s, got %s", scMoney(scCents(doc.Gross)), scMoney(scCents(it.Amount)))

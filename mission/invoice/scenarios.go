@@ -159,7 +159,7 @@ func (d *scenarioDoc) scenario() *mission.Scenario {
 // tags without category: and currency:, invalid dates and amounts that do
 // not add up are errors of the form "file:line: field: problem".
 func ParseScenarios(name string, data []byte) ([]*mission.Scenario, error) {
-	p := &scenarioParser{file: name}
+	p := newScenarioParser(name)
 	out := p.parse(data)
 	if err := p.err(); err != nil {
 		return nil, fmt.Errorf("parse scenarios: %w", err)
@@ -184,7 +184,7 @@ func LoadScenarios(paths ...string) ([]*mission.Scenario, error) {
 
 // parseFile parses one file, its problems unwrapped (as a suite lists them).
 func parseFile(name string, data []byte) ([]*mission.Scenario, error) {
-	p := &scenarioParser{file: name}
+	p := newScenarioParser(name)
 	out := p.parse(data)
 	return out, p.err()
 }
