@@ -102,8 +102,9 @@ func goldenInputs(golden []mission.Golden) []mission.CoreInput {
 }
 
 // recordedInputs runs the build end to end once and takes each agent-item's
-// received messages from its trace; an agent-item that received nothing in
-// the integrated run keeps no messages. A collecting agent works on the
+// received messages from its trace (the entry agent's besides its input);
+// an agent-item that received nothing in the integrated run keeps no
+// messages. A collecting agent works on the
 // whole day: everything it received.
 func recordedInputs(in Input, v *Verdict, golden []mission.Golden) ([]mission.CoreInput, error) {
 	run, err := in.Mission.Run(in.ctx(), in.Build, in.Scenario, in.Seed, in.Env)
@@ -129,8 +130,9 @@ func recordedInputs(in Input, v *Verdict, golden []mission.Golden) ([]mission.Co
 		switch {
 		case as != nil && as.Collect:
 			out[i].Messages = day[g.Agent]
-		case g.Agent == spec.Entry:
 		default:
+			// The entry agent too: one that also receives replies on its
+			// item (a supervisor) takes a turn on each.
 			out[i].Messages = received[string(g.Agent)+"\x00"+g.Item]
 		}
 	}
@@ -217,31 +219,11 @@ type hardFinding struct {
 }
 
 // hardRules checks the rules an agent's scorecard holds whatever the
-// scenario: only tools the mission permits it, and the mission's hard
-// trajectory rules of the agent (a tool never called; a tool only after a
-// successful call of another), in call order.
+// scenario ([mission.Spec.Breaches]), in call order.
 func hardRules(spec *mission.Spec, agent mission.Agent, calls []mission.ToolCall) []hardFinding {
 	var out []hardFinding
-	var rules []mission.Rule
-	if as, ok := spec.Agent(agent); ok {
-		rules = as.Rules
-	}
-	succeeded := map[string]bool{}
-	for i, c := range calls {
-		if !spec.Permitted(agent, c.Name) {
-			out = append(out, hardFinding{"hard.forbidden_tool", fmt.Sprintf("called %s, which %s may not call", c.Name, agent), i})
-		}
-		for _, r := range rules {
-			if r.Tool != c.Name {
-				continue
-			}
-			if r.Kind == mission.RuleNever || r.Kind == mission.RuleAfter && !succeeded[r.After] {
-				out = append(out, hardFinding{r.ID, r.Message, i})
-			}
-		}
-		if c.Error == "" {
-			succeeded[c.Name] = true
-		}
+	for _, b := range spec.Breaches(agent, calls) {
+		out = append(out, hardFinding{b.Rule, b.Message, b.Call})
 	}
 	return out
 }

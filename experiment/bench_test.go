@@ -178,3 +178,26 @@ func freshHeap() {
 	runtime.GC()
 	debug.FreeOSMemory()
 }
+
+// BenchmarkSweepGenerated runs the default protocol over the invoice
+// mission's whole generated space (with the catalogue's controls) at 2
+// trials a scenario: where the time of a generated-space sweep goes
+// (-cpuprofile), per work item as BenchmarkSweep's.
+func BenchmarkSweepGenerated(b *testing.B) {
+	dir := b.TempDir()
+	pf := filepath.Join(dir, "generated.yaml")
+	writeFile(b, pf, "name: generated\ntrials: 2\nmutants:\n  space: generated\n")
+	st := realStack(b)
+	items := 0
+	b.ReportAllocs()
+	cpu0 := cpuTime(b)
+	for i := range b.N {
+		opt := Options{ProtocolPath: pf, RunDir: filepath.Join(dir, "run"+strconv.Itoa(i)), Workers: 2, Stack: st, Logger: zerolog.Nop()}
+		sum, err := Run(context.Background(), opt)
+		finished(b, err)
+		items += sum.Items
+	}
+	b.ReportMetric(float64(items)/b.Elapsed().Seconds(), "items/s")
+	b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(items), "cpu-ns/item")
+	b.ReportMetric(float64(items)/float64(b.N), "items/op")
+}

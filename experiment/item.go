@@ -74,6 +74,9 @@ func (pl *plan) evaluate(ctx context.Context, u unit, slot int, memo *unitMemo) 
 			return nil, fmt.Errorf("item %s: %w", id, err)
 		}
 		it.TraceHash = h
+		if it.EndHash, err = endHash(run, memo); err != nil {
+			return nil, fmt.Errorf("item %s: %w", id, err)
+		}
 		out.run = run
 	} else {
 		v, err := pl.designs[slot-1].Evaluate(designs.Input{
@@ -147,6 +150,28 @@ func traceHash(run *mission.Run, memo *unitMemo) (string, error) {
 	}
 	h.Write(end)
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// endHash is the SHA-256 of an integrated run's end-state records alone,
+// without the engine's call log: what the oracle's harm compares with the
+// clean twin's (a mutant that changed only how the work was done, not what
+// is on record, did no harm).
+func endHash(run *mission.Run, memo *unitMemo) (string, error) {
+	if memo == nil {
+		memo = &unitMemo{}
+	}
+	var (
+		b   []byte
+		err error
+	)
+	if run.End.Records == nil {
+		b = append(memo.end[:0], "{}"...)
+	} else if b, err = run.End.Records.AppendJSON(memo.end[:0]); err != nil {
+		return "", fmt.Errorf("end state: %w", err)
+	}
+	memo.end = b
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // traceBytes returns what an item's trace file holds: the integrated run's

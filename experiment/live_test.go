@@ -36,7 +36,7 @@ func TestLiveAggregateAnyArrivalOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.db.Close()
-	back, err := readBack(pl, s)
+	back, err := readBack(pl, s, pl.total())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,6 +37,13 @@ type plan struct {
 	seed    uint64
 
 	catalogueHash, scenariosHash, contractsHash string
+	// generated is the catalogue file of the generated mutants the plan
+	// runs (nil for the catalogue space): the run folder keeps it.
+	generated []byte
+	// catalogueFile is the hand-written catalogue's file as the builds'
+	// sources name it, and its bytes.
+	catalogueFile string
+	catalogueData []byte
 
 	// cores are the agents played by a model (models.go).
 	cores *coreSet
@@ -170,6 +177,10 @@ func (pl *plan) resolveBuilds(path func(string) string) error {
 		return p.wrapf("mutants.catalogue", err, "load")
 	}
 	pl.catalogueHash = hash
+	if muts, err = pl.resolveSpace(muts); err != nil {
+		return err
+	}
+	pl.catalogueSource(cat)
 	pl.builds = []BuildSpec{CleanBuild()}
 	known := map[string]bool{}
 	for _, b := range muts {
@@ -369,6 +380,7 @@ func (pl *plan) config() reports.Config {
 		},
 		CostWeights: pl.proto.CostWeights,
 		Thresholds:  pl.proto.Thresholds,
+		Provenance:  pl.provenance(),
 	}
 	for _, d := range pl.designs {
 		cfg.Designs = append(cfg.Designs, d.ID)

@@ -80,13 +80,20 @@ type ScenarioSelection struct {
 
 // MutantSelection names the defect catalogue: "default" (the embedded one)
 // or a file path. With Mode "extend" the file's mutants are added to the
-// default catalogue; with "replace" they stand alone. IDs and Classes, when
-// given, keep only those mutants.
+// default catalogue; with "replace" they stand alone. Space picks what
+// runs: the catalogue ("catalogue", the default), the mission's generated
+// space ("generated": every operator at every site, sampled PerClass per
+// class with SampleSeed when PerClass > 0, with the catalogue's control
+// mutants as the validity gate) or both. IDs and Classes, when given, keep
+// only those mutants.
 type MutantSelection struct {
-	Catalogue string   `json:"catalogue"`
-	Mode      string   `json:"mode"`
-	IDs       []string `json:"ids,omitempty"`
-	Classes   []string `json:"classes,omitempty"`
+	Catalogue  string   `json:"catalogue"`
+	Mode       string   `json:"mode"`
+	Space      string   `json:"space,omitempty"`
+	PerClass   int      `json:"per_class,omitempty"`
+	SampleSeed uint64   `json:"seed,omitempty"`
+	IDs        []string `json:"ids,omitempty"`
+	Classes    []string `json:"classes,omitempty"`
 }
 
 // ContractSelection sets the contract strength level and, optionally, the

@@ -51,6 +51,7 @@ func checkProtocol(d *input.Decoder, p *Protocol, spec *mission.Spec) {
 	}
 	d.Strings("mutants.ids", m.IDs, "", nil)
 	d.Strings("mutants.classes", m.Classes, "class", classNames())
+	checkSpace(d, *m)
 	if p.Contracts.Level != "" {
 		d.OneOf("contracts.level", "level", p.Contracts.Level, levelNames())
 	}

@@ -225,6 +225,9 @@ func (ses *session) start(rs runSetup, fr *freshRun) error {
 	if man.Inputs, err = copyInputs(p, ses.runDir); err != nil {
 		return err
 	}
+	if err := pl.keepGenerated(ses.runDir); err != nil {
+		return err
+	}
 	ses.man, ses.pl = man, pl
 	if ses.s, err = createStore(filepath.Join(ses.runDir, StoreFile), pl); err != nil {
 		return err

@@ -25,6 +25,11 @@ type Stack struct {
 	// mission's own, or a path) in mode replace or extend, in catalogue
 	// order, and the catalogue's hash.
 	Builds func(m mission.Mission, catalogue, mode string) ([]BuildSpec, string, error)
+	// Space returns the mutated builds of the mission's generated space,
+	// perClass per class drawn with seed (all of it when perClass is 0),
+	// and the catalogue file listing exactly them; nil refuses a protocol
+	// that asks for the generated space.
+	Space func(m mission.Mission, perClass int, seed uint64) ([]BuildSpec, []byte, error)
 	// Contracts returns the contract checker (the mission's default
 	// contracts, with files' edges replacing theirs) and its hash.
 	Contracts func(m mission.Mission, files []string) (designs.ContractChecker, string, error)

@@ -20,6 +20,7 @@ func NewStack(missions *mission.Registry) *Stack {
 		Missions:  missions,
 		Scenarios: missionScenarios,
 		Builds:    missionBuilds,
+		Space:     missionSpace,
 		Contracts: missionContracts,
 		Design:    designs.ByID,
 		Golden:    designs.PrepareGolden,
@@ -65,23 +66,54 @@ func missionBuilds(m mission.Mission, catalogue, mode string) ([]BuildSpec, stri
 	if err != nil {
 		return nil, "", err
 	}
+	out, err := buildSpecs(cat, reports.OriginCatalogue)
+	if err != nil {
+		return nil, "", err
+	}
+	return out, cat.Hash(), nil
+}
+
+// buildSpecs are a catalogue's mutants as builds of the origin.
+func buildSpecs(cat *mutants.Catalogue, origin string) ([]BuildSpec, error) {
+	var err error
 	out := make([]BuildSpec, 0, len(cat.Mutants))
 	for _, mu := range cat.Mutants {
 		b := BuildSpec{
 			Info: reports.BuildInfo{
 				ID: mu.ID, Class: string(mu.Class), Location: string(mu.Location()),
-				Operator: mu.Operator, Description: mu.Description, Intent: mu.Intent,
+				Operator: mu.Operator, Description: mu.Description, Intent: mu.Intent, Origin: origin, Source: mu.Source,
 			},
 			Switch: mu.Switch,
 		}
 		if mu.VersionChange() {
 			if b.Rebaseline, err = changedAgent(mu); err != nil {
-				return nil, "", err
+				return nil, err
 			}
 		}
 		out = append(out, b)
 	}
-	return out, cat.Hash(), nil
+	return out, nil
+}
+
+// missionSpace generates m's mutant space, samples it and encodes the
+// sample as the catalogue file a run folder keeps: read back, so that each
+// build's source is its entry in that file.
+func missionSpace(m mission.Mission, perClass int, seed uint64) ([]BuildSpec, []byte, error) {
+	spec := m.Spec()
+	cat, _, err := mutants.Space(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	header := mutants.SpaceHeader(spec)
+	if perClass > 0 {
+		header += fmt.Sprintf("\nSampled: %d per class, seed %d.", perClass, seed)
+	}
+	data := mutants.Encode(cat.Sample(perClass, seed).Mutants, header)
+	if cat, err = mutants.Parse(mutants.GeneratedName, data, spec); err != nil {
+		return nil, nil, fmt.Errorf("generated space of mission %s: %w", spec.Name, err)
+	}
+	out, err := buildSpecs(cat, reports.OriginGenerated)
+	return out, data, err
 }
 
 // changedAgent is the agent a mutant's change is a new version of: the

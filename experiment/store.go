@@ -82,6 +82,7 @@ CREATE TABLE units (
 	scenario   INTEGER GENERATED ALWAYS AS (ord / {trials} % {scenarios}) VIRTUAL,
 	trial      INTEGER GENERATED ALWAYS AS (ord % {trials} + 1) VIRTUAL,
 	run_sha256 TEXT NOT NULL,
+	end_sha256 TEXT NOT NULL,
 	checksum   INTEGER NOT NULL
 );
 CREATE TABLE outcomes (
@@ -155,6 +156,7 @@ SELECT o.ord AS ord,
 	o.match_n AS match_n, o.match_exact AS match_exact, o.match_name_only AS match_name_only,
 	o.match_order_ignored AS match_order_ignored,
 	CASE WHEN d.ord = 0 THEN u.run_sha256 ELSE '' END AS run_sha256,
+	CASE WHEN d.ord = 0 THEN u.end_sha256 ELSE '' END AS end_sha256,
 	coalesce(tr.sha256, '') AS trace_sha256,
 	tr.data IS NOT NULL AS trace_stored
 FROM designs d

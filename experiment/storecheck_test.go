@@ -93,6 +93,7 @@ func TestStoreDamaged(t *testing.T) {
 		{"blame", `UPDATE blames SET blame = '["nowhere"]' WHERE id = 1`, "clean/B/S2/2", "blames row 1"},
 		{"seed", "UPDATE trials SET seed = 'x' WHERE scenario = 0 AND trial = 1", "clean/B/S2/2", `trials row`},
 		{"run hash", "UPDATE units SET run_sha256 = 'beef' WHERE ord = 2", "clean/obs/S1/3", "units row 2 (clean/obs/S1/3) does not match its checksum"},
+		{"end hash", "UPDATE units SET end_sha256 = 'beef' WHERE ord = 2", "clean/obs/S1/3", "units row 2 (clean/obs/S1/3) does not match its checksum"},
 		{"unit removed", "DELETE FROM units WHERE ord = 2", "clean/obs/S1/3", "outcomes row 8 (clean/obs/S1/3): units lacks its unit 2"},
 		{"trace kept", "UPDATE traces SET data = NULL WHERE id = (SELECT min(id) FROM traces WHERE data IS NOT NULL)", "clean/B/S2/2", "does not match its checksum"},
 	} {

@@ -225,7 +225,7 @@ func scanProblem(err error) string {
 // run's unit; the dictionaries are read once, before ([names]).
 var scanSQL = `SELECT o.ord, o.flags, ` + costNames("o.") + `, o.wall_ns,
 	o.reached, o.match_n, o.match_exact, o.match_name_only, o.match_order_ignored, o.checksum, o.blame, o.trace,
-	u.ord, u.run_sha256, u.checksum, f.seq, f.finding
+	u.ord, u.run_sha256, u.end_sha256, u.checksum, f.seq, f.finding
 FROM outcomes o
 LEFT JOIN units u ON u.ord = o.unit AND o.design = 0
 LEFT JOIN item_findings f ON f.item = o.ord`
@@ -237,7 +237,7 @@ type scanned struct {
 	reached, matchN, exact, nameOnly, orderIgn, checksum int64
 	blameID                                              int64
 	traceID, unitOrd, unitSum, seq, finding              sql.NullInt64
-	runSHA                                               sql.NullString
+	runSHA, endSHA                                       sql.NullString
 }
 
 func (c *scanned) dest() []any {
@@ -247,7 +247,7 @@ func (c *scanned) dest() []any {
 	}
 	return append(d, &c.wallNS,
 		&c.reached, &c.matchN, &c.exact, &c.nameOnly, &c.orderIgn, &c.checksum, &c.blameID, &c.traceID,
-		&c.unitOrd, &c.runSHA, &c.unitSum, &c.seq, &c.finding)
+		&c.unitOrd, &c.runSHA, &c.endSHA, &c.unitSum, &c.seq, &c.finding)
 }
 
 // costOf reads the scanned cost counters.
@@ -351,7 +351,7 @@ func (s *store) startItem(nm *names, it *storedItem, c *scanned) error {
 		if !c.unitOrd.Valid {
 			return damaged("outcomes row %d (%s): units lacks its unit %d", c.ord, it.id(), it.unit)
 		}
-		x.TraceHash = c.runSHA.String
+		x.TraceHash, x.EndHash = c.runSHA.String, c.endSHA.String
 	}
 	bl, ok := nm.blames[c.blameID]
 	if !ok {
@@ -379,7 +379,7 @@ func (s *store) checkItem(it *storedItem, c *scanned, scratch *[]byte) error {
 		return damaged("outcomes row %d (%s) does not match its checksum: the row, or its item_findings rows, changed", it.ord, it.id())
 	}
 	if x.Design == "" {
-		*scratch = appendUnitSum((*scratch)[:0], it.unit, c.runSHA.String)
+		*scratch = appendUnitSum((*scratch)[:0], it.unit, c.runSHA.String, c.endSHA.String)
 		if checksum(*scratch) != c.unitSum.Int64 {
 			return damaged("units row %d (%s) does not match its checksum", it.unit, it.id())
 		}

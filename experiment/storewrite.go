@@ -65,7 +65,7 @@ func (r *row) seal(u unit, scratch *[]byte) {
 	r.checksum = r.outcomeChecksum(scratch)
 	if r.item.Design == "" {
 		r.unit = true
-		*scratch = appendUnitSum((*scratch)[:0], u.index, it.TraceHash)
+		*scratch = appendUnitSum((*scratch)[:0], u.index, it.TraceHash, it.EndHash)
 		r.unitChecksum = checksum(*scratch)
 	}
 	r.sealed = true
@@ -109,9 +109,9 @@ func appendField(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-func appendUnitSum(b []byte, ord int, runSHA string) []byte {
+func appendUnitSum(b []byte, ord int, runSHA, endSHA string) []byte {
 	b = binary.AppendVarint(append(b, 'u'), int64(ord))
-	return appendField(b, runSHA)
+	return appendField(appendField(b, runSHA), endSHA)
 }
 
 func blameChecksum(id int64, blame string) int64 {
@@ -212,8 +212,8 @@ func (w *writer) close() error {
 }
 
 const (
-	unitColumns    = "ord, run_sha256, checksum"
-	unitParams     = 3
+	unitColumns    = "ord, run_sha256, end_sha256, checksum"
+	unitParams     = 4
 	findingColumns = "item, seq, finding"
 	findingParams  = 3
 	// chunk is the rows per multi-row INSERT: one statement step binds
@@ -398,7 +398,7 @@ func (w *writer) flush(st *stmts, rows []row) error {
 	}
 	err = insertChunked(tx, st.units, len(units), &args, func(k int, a []any) []any {
 		r := &rows[units[k]]
-		return append(a, int64(r.ord/w.s.slots), r.item.TraceHash, r.unitChecksum)
+		return append(a, int64(r.ord/w.s.slots), r.item.TraceHash, r.item.EndHash, r.unitChecksum)
 	})
 	if err != nil {
 		return fmt.Errorf("run store writer: units from %s: %w", rows[0].id, err)

@@ -77,6 +77,9 @@ type Options struct {
 	// caches alone: a request they do not hold is an error.
 	ModelCache   string
 	ModelOffline bool
+	// Remote, when set, executes the units in other processes instead of
+	// the worker pool (see [Remote]); Workers is then unused.
+	Remote Remote
 
 	// noShare executes every run of every item, sharing none within a
 	// unit (tests compare both ways).
@@ -180,7 +183,12 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		lv = newLive(pl, runDir)
 	}
 	restoreGC := tuneGC(opt.GCPercent)
-	err = sweep(ctx, pl, s, ses.done, skipped, workers, sample, lv, opt)
+	var failed []reports.InfraFailure
+	if opt.Remote != nil {
+		failed, err = remoteSweep(ctx, ses, lv, sample, opt)
+	} else {
+		err = sweep(ctx, pl, s, ses.done, skipped, workers, sample, lv, opt)
+	}
 	if lv != nil {
 		lv.traces.close() // the spools of builds an interrupted sweep left
 	}
@@ -196,7 +204,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	keptTrace := func(build, id string) bool {
 		return build == reports.CleanBuild || sampled(pl.seed, id, sample)
 	}
-	sum, err := finish(pl, s, lv, runDir, man, keptTrace)
+	sum, err := finish(pl, s, lv, runDir, man, keptTrace, failed)
 	if err == nil {
 		err = s.close()
 		ses.s = nil
@@ -210,6 +218,9 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		return nil, fmt.Errorf("run: %w", err)
 	}
 	log.Info().Str("run", runDir).Bool("valid", sum.Valid).Msg("results written")
+	if len(failed) > 0 {
+		return sum, &IncompleteError{RunDir: runDir, Units: len(failed), Items: failedItems(failed)}
+	}
 	if !sum.Valid {
 		return sum, &reports.DiscardedError{RunDir: runDir, Reason: sum.Reason}
 	}
@@ -361,24 +372,29 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 // live or, when live is nil, aggregates the stored items in plan order
 // and writes the kept traces that keptTrace accepts into traces/ (see
 // [writeKeptTraces]); then it writes the results, whose report.html links
-// the drill-down items whose trace was written.
-func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTrace func(build, id string) bool) (*Summary, error) {
+// the drill-down items whose trace was written. The items of failed
+// units are missing: the results list the units, and the run is not
+// marked complete.
+func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTrace func(build, id string) bool, failed []reports.InfraFailure) (*Summary, error) {
+	want := pl.total() - failedItems(failed)
 	var a *aggregation
 	if live != nil {
 		a = &live.aggregation
 	} else {
 		var err error
-		if a, err = readBack(pl, s); err != nil {
+		if a, err = readBack(pl, s, want); err != nil {
 			return nil, err
 		}
 	}
-	if !a.complete(pl.total()) {
-		return nil, fmt.Errorf("aggregated %d items, the plan has %d", a.added, pl.total())
+	if !a.complete(want) {
+		return nil, fmt.Errorf("aggregated %d items, the plan has %d", a.added, want)
 	}
 	r := a.agg.Results()
 	r.SetBaton(man.Baton)
 	r.SetModelUse(man.ModelUse)
+	r.SetMutationSources(pl.mutationSources())
 	annotate(r, pl, man)
+	r.Infrastructure = failed
 	counts, err := pl.observeMistakes(context.Background())
 	if err != nil {
 		return nil, err
@@ -434,26 +450,28 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 	if werr != nil {
 		return nil, fmt.Errorf("write results: %w", werr)
 	}
-	if err := s.setMeta(map[string]string{"complete": "1"}); err != nil {
-		return nil, err
+	if len(failed) == 0 {
+		if err := s.setMeta(map[string]string{"complete": "1"}); err != nil {
+			return nil, err
+		}
 	}
 	man.WallMS = map[string]int64{}
 	for d, ns := range a.wall {
 		man.WallMS[d] = ns / 1e6
 	}
 	valid := r.Validity.Valid
-	man.Complete, man.Valid, man.Reason = true, &valid, r.Validity.Reason
+	man.Complete, man.Valid, man.Reason = len(failed) == 0, &valid, r.Validity.Reason
 	return &Summary{RunDir: runDir, Valid: valid, Reason: r.Validity.Reason, Results: r, Items: pl.total(), Manifest: man}, nil
 }
 
-// readBack aggregates every stored item in plan order.
-func readBack(pl *plan, s *store) (*aggregation, error) {
+// readBack aggregates every stored item, want of them, in plan order.
+func readBack(pl *plan, s *store, want int) (*aggregation, error) {
 	n, err := s.count()
 	if err != nil {
 		return nil, fmt.Errorf("count stored items: %w", err)
 	}
-	if n != pl.total() {
-		return nil, fmt.Errorf("run store holds %d items, the plan has %d", n, pl.total())
+	if n != want {
+		return nil, fmt.Errorf("run store holds %d items, the plan has %d", n, want)
 	}
 	a := newAggregation(pl)
 	err = s.stream(func(it reports.Item) error {

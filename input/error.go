@@ -17,8 +17,8 @@ type Pos struct {
 }
 
 // Error is one problem with an input file: where it is (file, line,
-// column), which field (a path such as "faults.some_tool.latency" or
-// "S03.inputs[1].amount"), what is wrong, and, when the value
+// column), which field (a path such as "faults.transport.redelivery" or
+// "S03.emails[1].attachment.gross"), what is wrong, and, when the value
 // had to be one of a known set, the valid choices and the closest of them.
 // It is the one error type of baton's input readers.
 type Error struct {

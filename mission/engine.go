@@ -317,15 +317,11 @@ func (e *engine) RunCore(ctx context.Context, b Build, agent Agent, sc *Scenario
 	r.release()
 	r.sb.Recycle()
 	r.sb = nil
-	var calls []ToolCall
-	if r.last != nil {
-		calls = r.last.calls
-	}
-	return &CoreRun{Agent: agent, Item: item, Calls: calls, Result: res, Emitted: r.emitted, Trace: &r.trace, Cost: r.cost}, nil
+	return &CoreRun{Agent: agent, Item: item, Calls: r.aloneCalls, Result: res, Emitted: r.emitted, Trace: &r.trace, Cost: r.cost}, nil
 }
 
-// runAlone plays agent ai's turns on in and returns the item and the last
-// result.
+// runAlone plays agent ai's turns on in and returns the item and the
+// turns' results merged ([mergeResults]), as a golden records them.
 func (r *runner) runAlone(ai int, in CoreInput) (string, Result) {
 	item := in.Item
 	var res Result
@@ -370,7 +366,7 @@ func (r *runner) runAlone(ai int, in CoreInput) (string, Result) {
 		if item == "" {
 			item = h.Item
 		}
-		res = r.turn(ai, h.Item, turnInput{raw: raw, msg: h, read: len(raw)})
+		res = mergeResults(res, r.turn(ai, h.Item, turnInput{raw: raw, msg: h, read: len(raw)}))
 	}
 	return item, res
 }

@@ -40,7 +40,30 @@ func (rc *recorder) core(agent Agent, item string, raw []byte, calls []ToolCall,
 		g.Input.Messages = append(g.Input.Messages, raw)
 	}
 	g.Calls = append(g.Calls, calls...)
-	g.Result = res
+	g.Result = mergeResults(g.Result, res)
+}
+
+// mergeResults folds the result of an agent's next turn on an item into
+// those of its earlier turns: a field of a later turn replaces the same
+// field of an earlier one, and the others stay. An agent that takes one
+// turn per item has its result; one that takes several (an entry agent
+// that also receives replies) keeps what each turn decided, so that each
+// edge's emitter finds the field its payload comes from.
+func mergeResults(acc, next Result) Result {
+	if acc == nil {
+		return next
+	}
+	if next == nil {
+		return acc
+	}
+	out := make(Result, len(acc)+len(next))
+	for k, v := range acc {
+		out[k] = v
+	}
+	for k, v := range next {
+		out[k] = v
+	}
+	return out
 }
 
 // emitted records the wire bytes an agent's emitter sent for item on e.

@@ -154,8 +154,11 @@ type Run struct {
 // team's unit test runs it (the build's parser on the input messages, the
 // core, the build's emitter on its result).
 type CoreRun struct {
-	Agent  Agent
-	Item   string
+	Agent Agent
+	Item  string
+	// Calls are the logical tool calls of every turn the core took on the
+	// item, in order (an entry agent's turn on its input, then one per
+	// message), as a golden records them.
 	Calls  []ToolCall
 	Result Result
 	// Emitted holds the wire bytes the build's emitter packaged from the

@@ -57,8 +57,9 @@ type runner struct {
 	readings *readingMemo
 	// decoded remembers decoded wire messages; nil decodes afresh.
 	decoded *decodeMemo
-	// last is the most recent turn.
-	last *Turn
+	// aloneCalls are the logical tool calls of every turn a core run alone
+	// took, in order: what a golden records for the agent and item.
+	aloneCalls []ToolCall
 	// enc encodes wire messages and trace payloads; release hands it back.
 	enc *jsontext.Encoder
 	// answer, when set, answers the tool calls of a core played outside
@@ -253,7 +254,9 @@ func (r *runner) turn(ai int, item string, in turnInput) Result {
 		r.applyDecisions(agent, item, res)
 	}
 	r.event(Event{Kind: EventResult, Agent: agent, Item: item, Output: r.marshal(res)})
-	r.last = t
+	if r.alone {
+		r.aloneCalls = append(r.aloneCalls, t.calls...)
+	}
 	if r.rec != nil {
 		r.rec.core(agent, item, in.raw, t.calls, res)
 	}

@@ -40,7 +40,7 @@
 //	edge         from->to, for operators on a hand-off seam, and for retry
 //	             operators the hand-off the retried write serves
 //	agent        for operators on a core seam
-//	field, to, format, tool, arg, value, decision, from
+//	field, to, format, tool, arg, value, decision, from, change
 //	             the operator's parameters ([Operator.Params])
 //	description  the change a real team would make
 //	intent       regression (the default) or version_change: a deliberate
@@ -65,4 +65,17 @@
 // are errors naming file, line and entry.
 // [Default] reads a mission's default catalogue (its Spec.Catalogue); [Load]
 // reads a user file that replaces or extends it.
+//
+// # The generated space
+//
+// A hand-picked catalogue is written together with the checks that catch
+// it, so a detection rate on it is an upper bound. [Generate] instead
+// applies every operator at every site of a mission where it applies, from
+// the mission's [mission.Spec] alone: each edge × payload field, each write
+// tool, each edge and escalation hand-off, each tool argument (wrong values
+// derived from its schema's type and format, see [Change]) and each
+// decision. Each mutant's class is its operator's, its id its operator and
+// site. [Space] encodes the result as a catalogue file in the format above
+// ([Encode]) and reads it back; [Catalogue.Sample] draws a seeded sample of
+// it per class.
 package mutants

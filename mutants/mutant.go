@@ -41,6 +41,7 @@ type Mutant struct {
 	Value       any    `json:"value,omitempty" yaml:"value"`
 	Decision    string `json:"decision,omitempty" yaml:"decision"`
 	From        string `json:"from,omitempty" yaml:"from"`
+	Change      string `json:"change,omitempty" yaml:"change"`
 	Description string `json:"description" yaml:"description"`
 	// Intent is what the change is to its team: a regression (the default,
 	// ""), or a deliberate new version (IntentVersionChange), whose team

@@ -53,10 +53,11 @@ const (
 	ParamValue    Param = "value"    // a value: an argument's (wrong_tool_arg) or an agent (double_owner, reroute)
 	ParamDecision Param = "decision" // a core decision kind
 	ParamFrom     Param = "from"     // the choice a decision must have for flip_decision to act
+	ParamChange   Param = "change"   // how perturb_tool_arg changes an argument (see [Changes])
 )
 
 // AllParams lists every parameter in the order catalogue entries write them.
-var AllParams = []Param{ParamField, ParamTo, ParamFormat, ParamTool, ParamArg, ParamValue, ParamDecision, ParamFrom}
+var AllParams = []Param{ParamField, ParamTo, ParamFormat, ParamTool, ParamArg, ParamValue, ParamDecision, ParamFrom, ParamChange}
 
 func (p Param) String() string { return string(p) }
 
@@ -86,6 +87,9 @@ type Operator struct {
 	Name string
 	Doc  string
 	Seam Seam
+	// Class is the defect class the operator seeds: the class [Generate]
+	// gives its mutants (a catalogue entry names its own).
+	Class Class
 	// Params are the parameters an entry must give; Optional those it may.
 	// Any other parameter is an error.
 	Params   []Param
@@ -153,6 +157,7 @@ var operators = func() []*Operator {
 	ops := []*Operator{
 		{
 			Name:     "drop_field",
+			Class:    ContextLoss,
 			Doc:      "The emitter no longer writes payload field `field` on `edge`; the consumer falls back to its silent default.",
 			Seam:     SeamEmit,
 			Params:   []Param{ParamField},
@@ -161,6 +166,7 @@ var operators = func() []*Operator {
 		},
 		{
 			Name:     "rename_field",
+			Class:    ContractDrift,
 			Doc:      "The emitter writes payload field `field` on `edge` under the name `to`; the consumer, reading the old name, falls back to its default.",
 			Seam:     SeamEmit,
 			Params:   []Param{ParamField, ParamTo},
@@ -168,7 +174,8 @@ var operators = func() []*Operator {
 			New:      newRenameField,
 		},
 		{
-			Name: "reformat_field",
+			Name:  "reformat_field",
+			Class: ContractDrift,
 			Doc: "The emitter writes payload field `field` on `edge` in another `format`: " +
 				"cents (a number as an integer count of cents), date_dmy (a YYYY-MM-DD date as DD/MM/YYYY) or " +
 				"decimal_comma (a number as a string with a decimal comma, \"1234,50\"). A value of the wrong type for the format is left alone.",
@@ -178,7 +185,8 @@ var operators = func() []*Operator {
 			New:      newReformatField,
 		},
 		{
-			Name: "retry_without_key",
+			Name:  "retry_without_key",
+			Class: DuplicateAction,
 			Doc: "`agent` retries a failed call of write `tool` without an idempotency key, so a retry after a timeout that did commit applies the write again. " +
 				"`edge` names the hand-off whose item the write serves (its idempotency key should carry that hand-off's); `agent` is one of its ends.",
 			Seam:       SeamRetryKey,
@@ -188,7 +196,8 @@ var operators = func() []*Operator {
 			New:        newRetryWithoutKey,
 		},
 		{
-			Name: "fresh_key_on_retry",
+			Name:  "fresh_key_on_retry",
+			Class: DuplicateAction,
 			Doc: "`agent` retries a failed call of write `tool` under a fresh idempotency key (key#retryN), so a retry after a timeout that did commit applies the write again. " +
 				"`edge` names the hand-off whose item the write serves (its idempotency key should carry that hand-off's); `agent` is one of its ends.",
 			Seam:       SeamRetryKey,
@@ -198,19 +207,22 @@ var operators = func() []*Operator {
 			New:        newFreshKeyOnRetry,
 		},
 		{
-			Name: "redeliver_without_dedup",
-			Doc:  "The transport no longer drops a redelivered copy of a message on `edge` whose idempotency key it has already delivered; the consumer acts on it twice.",
-			Seam: SeamDedup,
-			New:  newRedeliverWithoutDedup,
+			Name:  "redeliver_without_dedup",
+			Class: DuplicateAction,
+			Doc:   "The transport no longer drops a redelivered copy of a message on `edge` whose idempotency key it has already delivered; the consumer acts on it twice.",
+			Seam:  SeamDedup,
+			New:   newRedeliverWithoutDedup,
 		},
 		{
-			Name: "clear_owner",
-			Doc:  "The emitter on `edge` writes an empty next_owner; the transport delivers the message to nobody.",
-			Seam: SeamEmit,
-			New:  newClearOwner,
+			Name:  "clear_owner",
+			Class: AmbiguousOwnership,
+			Doc:   "The emitter on `edge` writes an empty next_owner; the transport delivers the message to nobody.",
+			Seam:  SeamEmit,
+			New:   newClearOwner,
 		},
 		{
 			Name:     "double_owner",
+			Class:    AmbiguousOwnership,
 			Doc:      "The emitter on `edge` names agent `value` as a second next owner; both act on the item, each reading the message as its own input kind.",
 			Seam:     SeamEmit,
 			Params:   []Param{ParamValue},
@@ -218,19 +230,34 @@ var operators = func() []*Operator {
 			New:      newDoubleOwner,
 		},
 		{
-			Name: "escalation_flag_meaning",
-			Doc:  "The consumer on `edge` reads escalation \"requested\" (please escalate) as \"escalated\" (a person already has it), so nobody escalates.",
-			Seam: SeamParse,
-			New:  newEscalationFlagMeaning,
+			Name:  "escalation_flag_meaning",
+			Class: EscalationGap,
+			Doc:   "The consumer on `edge` reads escalation \"requested\" (please escalate) as \"escalated\" (a person already has it), so nobody escalates.",
+			Seam:  SeamParse,
+			New:   newEscalationFlagMeaning,
 		},
 		{
-			Name: "assume_other_escalated",
-			Doc:  "The producer on `edge` writes escalation \"escalated\", with no ticket, where it means \"requested\": it assumes the consumer's side has already escalated.",
-			Seam: SeamEmit,
-			New:  newAssumeOtherEscalated,
+			Name:  "assume_other_escalated",
+			Class: EscalationGap,
+			Doc:   "The producer on `edge` writes escalation \"escalated\", with no ticket, where it means \"requested\": it assumes the consumer's side has already escalated.",
+			Seam:  SeamEmit,
+			New:   newAssumeOtherEscalated,
+		},
+		{
+			Name:  "perturb_tool_arg",
+			Class: Control,
+			Doc: "`agent` passes argument `arg` of every call of `tool` changed by `change`, a realistic wrong value derived from the value it meant to pass: " +
+				"leading_digit (a number with its first digit off by one), next_day (a date a day late), swap_currency (another currency), " +
+				"neighbour_id (an identifier with its last number one off: another record of the same kind), negate (a boolean's opposite), " +
+				"drop_last (a list without its last item). An argument the call does not pass, or of the wrong type for the change, is left alone.",
+			Seam:     SeamToolArgs,
+			Params:   []Param{ParamTool, ParamArg, ParamChange},
+			Validate: validatePerturb,
+			New:      newPerturbToolArg,
 		},
 		{
 			Name:     "wrong_tool_arg",
+			Class:    Control,
 			Doc:      "`agent` passes argument `arg` = `value` to every call of `tool`.",
 			Seam:     SeamToolArgs,
 			Params:   []Param{ParamTool, ParamArg, ParamValue},
@@ -239,6 +266,7 @@ var operators = func() []*Operator {
 		},
 		{
 			Name:     "flip_decision",
+			Class:    Control,
 			Doc:      "`agent`'s core acts on choice `to` at its `decision` (one of the mission's decisions of that agent, or route) wherever it chose `from` (any other choice when `from` is empty).",
 			Seam:     SeamDecide,
 			Params:   []Param{ParamDecision, ParamTo},
@@ -248,6 +276,7 @@ var operators = func() []*Operator {
 		},
 		{
 			Name:     "reroute",
+			Class:    AmbiguousOwnership,
 			Doc:      "The transport's routing table sends every message on `edge` to agent `value` instead of the owner the envelope names; the wire message is unchanged.",
 			Seam:     SeamRoute,
 			Params:   []Param{ParamValue},

@@ -114,7 +114,7 @@ func entry(d *input.Decoder, i int, n *yaml.Node, spec *mission.Spec) (m *Mutant
 
 // strings returns the entry's string fields.
 func (m *Mutant) strings() []*string {
-	return []*string{&m.ID, (*string)(&m.Class), &m.Operator, &m.Edge, &m.Agent, &m.Field, &m.To, &m.Format, &m.Tool, &m.Arg, &m.Decision, &m.From, &m.Description, &m.Intent}
+	return []*string{&m.ID, (*string)(&m.Class), &m.Operator, &m.Edge, &m.Agent, &m.Field, &m.To, &m.Format, &m.Tool, &m.Arg, &m.Decision, &m.From, &m.Change, &m.Description, &m.Intent}
 }
 
 // checkNew reports every mutant of user whose id base already has.

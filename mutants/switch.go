@@ -190,6 +190,8 @@ func (m *Mutant) param(p Param) bool {
 		return m.Decision != ""
 	case ParamFrom:
 		return m.From != ""
+	case ParamChange:
+		return m.Change != ""
 	}
 	return false
 }

@@ -33,17 +33,20 @@ type Aggregator struct {
 
 	designIDs, buildIDs, scenarioIDs, locIDs interner
 
-	twins  map[twinKey]*twinFlags // clean flags per (design, scenario)
-	hashes map[id]*twinHashes     // clean trace digests per scenario
-	index  suiteIndex             // suite run -> its place in suites
-	suites *suiteTable            // every suite run
-	shared bool                   // suites is shared with a Results: copy before changing it
-	cells  map[cellKey]*cell
-	obs    map[id]*obsStats // per mutated build
-	passk  map[passKey]*passCount
-	trials map[id]*trialSet // per build, trials seen
-	spent  map[id]*spend    // per design
-	warn   warnings
+	twins   map[twinKey]*twinFlags // clean flags per (design, scenario)
+	hashes  map[id]*twinHashes     // clean trace digests per scenario
+	ends    map[id]*twinHashes     // clean end-state digests per scenario
+	harm    map[id]*harmStats      // per mutated build: where it did harm
+	covered map[passKey]bool       // (mutated build, scenario) its seam reached
+	index   suiteIndex             // suite run -> its place in suites
+	suites  *suiteTable            // every suite run
+	shared  bool                   // suites is shared with a Results: copy before changing it
+	cells   map[cellKey]*cell
+	obs     map[id]*obsStats // per mutated build
+	passk   map[passKey]*passCount
+	trials  map[id]*trialSet // per build, trials seen
+	spent   map[id]*spend    // per design
+	warn    warnings
 
 	mutated bool // a mutated item has been added
 }
@@ -121,6 +124,9 @@ func NewAggregator(cfg Config) *Aggregator {
 		designs:  make(map[string]bool),
 		twins:    make(map[twinKey]*twinFlags),
 		hashes:   make(map[id]*twinHashes),
+		ends:     make(map[id]*twinHashes),
+		harm:     make(map[id]*harmStats),
+		covered:  make(map[passKey]bool),
 		suites:   &suiteTable{},
 		cells:    make(map[cellKey]*cell),
 		obs:      make(map[id]*obsStats),
@@ -166,6 +172,9 @@ func (a *Aggregator) Add(it Item) {
 	}
 	if !clean {
 		a.mutated = true
+		if it.Reached > 0 {
+			a.cover(b, sc)
+		}
 	}
 	if it.Design == "" {
 		a.addObservation(it, b, sc, clean)
@@ -266,6 +275,7 @@ func (a *Aggregator) addObservation(it Item, b, sc id, clean bool) {
 		pk.c++
 	}
 	h := a.hashes[sc]
+	a.addHarm(it, b, sc, clean)
 	if clean {
 		if h == nil {
 			h = &twinHashes{}

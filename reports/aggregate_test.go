@@ -226,12 +226,14 @@ func TestMutantStatus(t *testing.T) {
 	for _, m := range r.Mutants {
 		got[m.ID] = m.Status
 	}
-	// From the synthetic stream's construction: ctx-1, ctx-2, esc-1 and
-	// ctl-1 are detected; drift-1 changes traces unseen; esc-2 reaches its
-	// seam without changing a trace; dup-1 never reaches it.
+	// From the synthetic stream's construction: ctx-1, ctx-2 and ctl-1
+	// are detected and do harm; esc-1 is detected (by B) but never changes
+	// an end state; drift-1 changes traces unseen, never an end state;
+	// esc-2 reaches its seam without changing a trace; dup-1 never reaches
+	// it.
 	want := map[string]string{
-		"ctx-1": StatusKilled, "ctx-2": StatusKilled, "esc-1": StatusKilled, "ctl-1": StatusKilled,
-		"drift-1": StatusSurvived, "esc-2": StatusEquivalent, "dup-1": StatusNoCoverage,
+		"ctx-1": StatusKilled, "ctx-2": StatusKilled, "esc-1": StatusFlaggedBenign, "ctl-1": StatusKilled,
+		"drift-1": StatusBenign, "esc-2": StatusEquivalent, "dup-1": StatusNoCoverage,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("mutant status (-want +got):\n%s", diff)
@@ -462,4 +464,38 @@ func TestExamples(t *testing.T) {
 			t.Errorf("examples = %+v, want one with the first %d of 9 items and %d more", ex, maxExampleItems, 9-maxExampleItems)
 		}
 	})
+}
+
+// TestBenignNeverCountsAsDetected pins the harmful view: a design that
+// flags a mutant in a trial where its end state equals the clean twin's
+// caught a violation, not a failure, and the harmful rates never count it.
+func TestBenignNeverCountsAsDetected(t *testing.T) {
+	const m, cls, loc = "m1", "context_loss", "intake->action"
+	cfg := Config{Designs: []string{"A"}, Builds: []BuildInfo{{ID: m, Class: cls, Location: loc}}}
+	obs := func(build string, trial int, end string) Item {
+		return Item{Build: build, Class: cls, Location: loc, Scenario: "S01", Category: "typical", Trial: trial,
+			TraceHash: build + end, EndHash: end, Reached: 1}
+	}
+	clean := func(trial int) Item {
+		it := obs("clean", trial, "e")
+		it.Class, it.Location, it.Reached = "", "", 0
+		return it
+	}
+	items := []Item{
+		clean(0), clean(1), clean(2),
+		obs(m, 0, "harm"), obs(m, 1, "e"), obs(m, 2, "e"), // harm in trial 0 only
+		item("clean", "", "", "A", "S01", 0, false), item("clean", "", "", "A", "S01", 1, false), item("clean", "", "", "A", "S01", 2, false),
+		item(m, cls, loc, "A", "S01", 0, false), // the harmful trial: missed
+		item(m, cls, loc, "A", "S01", 1, true),  // benign trials: flagged
+		item(m, cls, loc, "A", "S01", 2, true),
+	}
+	r := aggregate(cfg, items...)
+	got := r.DetectionByMutantHarmful
+	want := []MutantHarm{{Design: "A", Build: m, Class: cls, Harmful: 1, Detected: 0, Rate: 0, CI95: wilsonCI(0, 1), Benign: 2, BenignDetected: 2}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("harmful view per mutant (-want +got):\n%s", diff)
+	}
+	if s := r.Mutants[0].Status; s != StatusSurvived {
+		t.Errorf("status = %s, want %s (its harmful trial was missed; flags on its benign trials do not kill it)", s, StatusSurvived)
+	}
 }

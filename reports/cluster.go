@@ -1,6 +1,10 @@
 package reports
 
-import "math"
+import (
+	"math"
+
+	"github.com/baton-lab/baton/internal/binom"
+)
 
 // The mutant is the unit of analysis. A class's mutants are a sample of the
 // defects of that class; the trials of one mutant differ only in seeded
@@ -94,6 +98,17 @@ func (p Pair) add(q Pair) Pair {
 // both·neither − onlyA·onlyB is reduced by n/2 when above it and taken as
 // 0 between 0 and n/2. The cells may be fractional ([ClusteredPaired]).
 func NewcombePaired(both, onlyA, onlyB, neither float64) (d, lo, hi float64) {
+	return newcombePaired(both, onlyA, onlyB, neither, wilson)
+}
+
+// NewcombePairedZ is [NewcombePaired] at another confidence: z is the
+// standard normal quantile of 1 − α/2, for the Wilson intervals it builds
+// on ([binom.WilsonZ]).
+func NewcombePairedZ(both, onlyA, onlyB, neither, z float64) (d, lo, hi float64) {
+	return newcombePaired(both, onlyA, onlyB, neither, func(k, n float64) (float64, float64) { return binom.WilsonZ(k, n, z) })
+}
+
+func newcombePaired(both, onlyA, onlyB, neither float64, wilson func(k, n float64) (lo, hi float64)) (d, lo, hi float64) {
 	n := both + onlyA + onlyB + neither
 	if n <= 0 {
 		return 0, -1, 1

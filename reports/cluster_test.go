@@ -3,6 +3,8 @@ package reports
 import (
 	"math"
 	"testing"
+
+	"github.com/baton-lab/baton/internal/binom"
 )
 
 func TestNewcombePaired(t *testing.T) {
@@ -170,5 +172,17 @@ func TestMutantMcNemar(t *testing.T) {
 	a, b, p := MutantMcNemar(ps)
 	if a != 7 || b != 1 || math.Abs(p-McNemarExact(7, 1)) > 1e-15 || !near(p, 0.0703) {
 		t.Errorf("MutantMcNemar = %d, %d, %.4f; want 7, 1, 0.0703", a, b, p)
+	}
+}
+
+// TestNewcombePairedZ: at Z975 it is NewcombePaired; a larger z widens
+// the interval around the same difference.
+func TestNewcombePairedZ(t *testing.T) {
+	d, lo, hi := NewcombePaired(86, 9, 0, 5)
+	if zd, zl, zh := NewcombePairedZ(86, 9, 0, 5, binom.Z975); zd != d || zl != lo || zh != hi {
+		t.Errorf("NewcombePairedZ at Z975 = %v [%v, %v], want %v [%v, %v]", zd, zl, zh, d, lo, hi)
+	}
+	if zd, zl, zh := NewcombePairedZ(86, 9, 0, 5, 2.807); zd != d || !(zl < lo && zh > hi) {
+		t.Errorf("NewcombePairedZ at 2.807 = %v [%v, %v], want %v and wider than [%v, %v]", zd, zl, zh, d, lo, hi)
 	}
 }

@@ -35,10 +35,15 @@ func (a *Aggregator) Results() *Results {
 	r.FalseAlarms = falseAlarmRows(designs, runs)
 	r.PassK, r.PassKByCategory = a.passKRows(builds)
 	r.Cost = a.costRows(designs, runs)
-	r.PairedByMutant = pairedMutantRows(designs, builds, runs)
+	r.PairedByMutant = pairedMutantRows(designs, builds, runs, nil)
 	r.Paired = pairedRows(designs, classes, r.PairedByMutant)
+	r.DetectionByMutantHarmful = mutantHarmRows(designs, builds, runs)
+	r.DetectionHarmful = harmRows(designs, classes, builds, r.DetectionByMutantHarmful)
+	r.PairedByMutantHarmful = pairedMutantRows(designs, builds, runs, func(r *suiteRun) bool { return r.harmful })
+	r.PairedHarmful = pairedRows(designs, classes, r.PairedByMutantHarmful)
 	r.Blames = a.blameRows(designs)
-	r.Mutants = a.mutantRows(builds, runs)
+	r.Mutants = a.mutantRows(designs, builds, runs)
+	r.Provenance = provenance(a.cfg.Provenance, builds)
 	r.Examples = runs.examples()
 	r.Hypotheses = evaluateHypotheses(r)
 	r.Robustness = robustnessRows(r)
@@ -108,6 +113,9 @@ func (a *Aggregator) view(builds []BuildInfo) *suiteView {
 		if s.anyFlagged() {
 			v.marks[i] |= markRaw
 		}
+		if a.harmful(t.keys[i].build, t.keys[i].trial) {
+			v.marks[i] |= markHarmful
+		}
 		if !s.anyFresh() {
 			continue
 		}
@@ -130,7 +138,8 @@ func (a *Aggregator) view(builds []BuildInfo) *suiteView {
 	return v
 }
 
-// validity applies the gate: every design must catch every control mutant
+// validity applies the gate: every design must catch every hand-written
+// control mutant (a generated one is measured, not a gate)
 // in every trial, by the rule detection counts by: it flags some scenario
 // that it does not flag on the clean twin (same design, scenario and
 // trial). A missing suite run counts as missed, and a run without a
@@ -143,14 +152,16 @@ func (a *Aggregator) validity(designs []string, builds []BuildInfo, runs *suiteV
 	}
 	detected := make(map[key]bool)
 	runs.each(func(r *suiteRun) {
-		if isControl(r.build.Class) {
+		if isControl(r.build.Class) && !r.build.generated() {
 			detected[key{r.design, r.build.ID, r.trial}] = r.detected
 		}
 	})
 	var missed []string
 	controls, checked := 0, 0
 	for _, b := range builds {
-		if !isControl(b.Class) {
+		// A generated control mutant is measured like any other; only
+		// the hand-written ones, chosen to be caught, gate validity.
+		if !isControl(b.Class) || b.generated() {
 			continue
 		}
 		controls++
@@ -471,9 +482,10 @@ func (a *Aggregator) costRows(designs []string, runs *suiteView) []CostRow {
 }
 
 // pairedMutantRows tabulates, for every pair of designs and mutated build,
-// the (mutant, trial) suite runs both designs evaluated: detection, and
-// exact localisation among the trials both detected.
-func pairedMutantRows(designs []string, builds []BuildInfo, runs *suiteView) []PairedMutant {
+// the (mutant, trial) suite runs both designs evaluated (those keep
+// accepts, all when it is nil): detection, and exact localisation among the
+// trials both detected.
+func pairedMutantRows(designs []string, builds []BuildInfo, runs *suiteView, keep func(r *suiteRun) bool) []PairedMutant {
 	type key struct {
 		design, build string
 		trial         int
@@ -484,7 +496,7 @@ func pairedMutantRows(designs []string, builds []BuildInfo, runs *suiteView) []P
 	seen := make(map[key]bool)
 	runs.each(func(r *suiteRun) {
 		b := r.build.ID
-		if b == CleanBuild {
+		if b == CleanBuild || (keep != nil && !keep(r)) {
 			return
 		}
 		marks[key{r.design, b, r.trial}] = mark{r.detected, r.exact}
@@ -578,52 +590,6 @@ func (a *Aggregator) blameRows(designs []string) []BlameRow {
 		if id, ok := a.designIDs.lookup(d); ok && a.spent[id] != nil {
 			b := a.spent[id].blame
 			row.Flagged, row.Edge, row.Agent = b.flagged, b.edge, b.agent
-		}
-		out = append(out, row)
-	}
-	return out
-}
-
-// mutantRows computes each mutant's status.
-func (a *Aggregator) mutantRows(builds []BuildInfo, runs *suiteView) []MutantRow {
-	detectedBy := make(map[string]map[string]bool)
-	reached := make(map[string]int)
-	runs.each(func(r *suiteRun) {
-		b := r.build.ID
-		reached[b] += r.reached
-		if r.detected {
-			if detectedBy[b] == nil {
-				detectedBy[b] = make(map[string]bool)
-			}
-			detectedBy[b][r.design] = true
-		}
-	})
-	out := make([]MutantRow, 0, len(builds))
-	for _, b := range builds {
-		o := &obsStats{}
-		if id, ok := a.buildIDs.lookup(b.ID); ok && a.obs[id] != nil {
-			o = a.obs[id]
-		}
-		row := MutantRow{
-			ID: b.ID, Class: b.Class, Location: b.Location, Operator: b.Operator,
-			Observations: o.n, TraceDiffs: o.diffs, Reached: reached[b.ID] + o.reached,
-			DetectedBy: slices.Sorted(maps.Keys(detectedBy[b.ID])),
-		}
-		if row.DetectedBy == nil {
-			row.DetectedBy = []string{}
-		}
-		compared := o.n - o.missingTwin
-		switch {
-		case len(row.DetectedBy) > 0:
-			row.Status = StatusKilled
-		case compared == 0:
-			row.Status = StatusNotObserved
-		case o.diffs > 0:
-			row.Status = StatusSurvived
-		case row.Reached > 0:
-			row.Status = StatusEquivalent
-		default:
-			row.Status = StatusNoCoverage
 		}
 		out = append(out, row)
 	}

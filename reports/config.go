@@ -12,6 +12,9 @@ type Config struct {
 	// Methods describes what ran (mission, cores, designs, limits) for the
 	// reports' methods and limitations section.
 	Methods Methods
+	// Provenance is where the mutants and contracts came from (the counts
+	// of each origin are computed from Builds).
+	Provenance Provenance
 }
 
 // ProtocolInfo is the protocol summary results.json carries.
@@ -48,11 +51,27 @@ type BuildInfo struct {
 	Location    string `json:"location"`
 	Operator    string `json:"operator"`
 	Description string `json:"description"`
+	// Origin is where the mutant came from: [OriginCatalogue] (a
+	// hand-written catalogue; "" reads as it) or [OriginGenerated] (the
+	// mission's generated space). Only hand-written control mutants gate
+	// the run's validity.
+	Origin string `json:"origin,omitempty"`
+	// Source is "file:line" of the catalogue entry that defines the mutant.
+	Source string `json:"source,omitempty"`
 	// Intent is "version_change" for a deliberate new version, whose
 	// changed agent's goldens were re-recorded from it; "" or "regression"
 	// otherwise.
 	Intent string `json:"intent,omitempty"`
 }
+
+// Mutant origins.
+const (
+	OriginCatalogue = "catalogue"
+	OriginGenerated = "generated"
+)
+
+// generated reports whether a build came from a generated space.
+func (b BuildInfo) generated() bool { return b.Origin == OriginGenerated }
 
 // ScenarioInfo describes one scenario of the run.
 type ScenarioInfo struct {

@@ -9,7 +9,7 @@
 //
 // An [Aggregator] takes [Item]s one at a time and [Aggregator.Results]
 // computes a [Results], which [WriteAll] renders as results.json
-// (baton.results/v2), report.md, report.html and tidy CSVs. The report is
+// (baton.results/v3), report.md, report.html and tidy CSVs. The report is
 // built once as a document (sections, captions, tables of typed cells,
 // figures) and rendered to Markdown and to HTML, so the HTML has
 // everything the Markdown has; the HTML adds heat maps, a drill-down and a

@@ -282,18 +282,18 @@ func TestHTMLCoversMarkdown(t *testing.T) {
 
 func TestHTMLDrillDown(t *testing.T) {
 	page := string(renderAll(t, synthResults())["report.html"])
-	if n := strings.Count(page, "<svg"); n != 4 {
-		t.Errorf("report.html has %d inline SVGs, want 4 (two heat maps, two pass^k figures)", n)
+	if n := strings.Count(page, "<svg"); n != 5 {
+		t.Errorf("report.html has %d inline SVGs, want 5 (three heat maps, two pass^k figures)", n)
 	}
 	ids := map[string]bool{}
 	for _, m := range regexp.MustCompile(`id="(cell-\d+)"`).FindAllStringSubmatch(page, -1) {
 		ids[m[1]] = true
 	}
 	links := regexp.MustCompile(`href="#(cell-\d+)"`).FindAllStringSubmatch(page, -1)
-	// 3 designs × 5 classes × 5 matrices (detection, trial level, raw,
-	// exact, adjacent).
-	if len(links) != 75 || len(ids) != 15 {
-		t.Errorf("%d cell links to %d anchors, want 75 links to 15", len(links), len(ids))
+	// 3 designs × 5 classes × 8 matrices (harm, harmful trials, benign
+	// flags, detection, trial level, raw, exact, adjacent).
+	if len(links) != 120 || len(ids) != 15 {
+		t.Errorf("%d cell links to %d anchors, want 120 links to 15", len(links), len(ids))
 	}
 	for _, l := range links {
 		if !ids[l[1]] {

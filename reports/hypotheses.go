@@ -10,8 +10,12 @@ import (
 // and the control), so it uses Newcombe's interval for independent samples
 // on the two clustered rates; H2 and H3 compare designs B and C on the same
 // mutants and trials, so they use the paired clustered interval
-// ([ClusteredPaired]) over the per-mutant tables of [Results.PairedByMutant].
-// Every figure is taken unrounded; the why text rounds only for reading.
+// ([ClusteredPaired]) over the per-mutant tables of
+// [Results.PairedByMutantHarmful]. Every figure is in the harmful view
+// (see [HarmRow]): detection counts over the (mutant, trial) units in which
+// the mutant did harm, so a flag on a mutant that did no damage never
+// counts as detecting a failure. Every figure is taken unrounded; the why
+// text rounds only for reading.
 
 // mutantFig is a clustered rate with the trial-level count beside it.
 type mutantFig struct {
@@ -43,25 +47,25 @@ func plural(n int) string {
 	return "s"
 }
 
-// mutantClusters collects a design's per-mutant detection over the classes
-// keep selects.
+// mutantClusters collects a design's per-mutant detection of the harmful
+// trials over the classes keep selects.
 func mutantClusters(r *Results, design string, keep func(class string) bool) []Cluster {
 	var out []Cluster
-	for _, m := range r.DetectionByMutant {
+	for _, m := range r.DetectionByMutantHarmful {
 		if m.Design == design && keep(m.Class) {
-			out = append(out, Cluster{m.Detected, m.N})
+			out = append(out, Cluster{m.Detected, m.Harmful})
 		}
 	}
 	return out
 }
 
 // pairs collects the per-mutant paired tables of designs a and b (a's
-// outcome first, whichever order the run stored them in) over the classes
-// keep selects: detection, or, with exact, exact localisation among the
-// trials both detected.
+// outcome first, whichever order the run stored them in) over the harmful
+// trials of the classes keep selects: detection, or, with exact, exact
+// localisation among the trials both detected.
 func pairs(r *Results, a, b string, keep func(class string) bool, exact bool) []Pair {
 	var out []Pair
-	for _, m := range r.PairedByMutant {
+	for _, m := range r.PairedByMutantHarmful {
 		if !keep(m.Class) {
 			continue
 		}
@@ -171,7 +175,7 @@ func discardedWhy(r *Results, verdict, why string) string {
 func h1(r *Results, th Thresholds, a string) (Hypothesis, []Clause) {
 	h := Hypothesis{
 		ID: "H1",
-		Statement: fmt.Sprintf("Hand-off blindness: design %s's detection on the hand-off classes is at least %s below its detection on the control, with non-overlapping 95%% intervals (the mutant is the unit).",
+		Statement: fmt.Sprintf("Hand-off blindness: design %s's detection on the hand-off classes is at least %s below its detection on the control, with non-overlapping 95%% intervals (the mutant is the unit; detection of the harmful trials).",
 			a, F4(th.H1MinGap)),
 	}
 	if !hasDesign(r, a) {
@@ -233,7 +237,7 @@ func h2(r *Results, th Thresholds, c, b string) (Hypothesis, []Clause) {
 	h := Hypothesis{
 		ID: "H2",
 		Statement: fmt.Sprintf("Contracts close most of the gap: design %s's hand-off detection is within %s of design %s's, its exact localisation at least %s above %s's (both paired on the same mutants and trials, the mutant as the unit), and it costs at most %s of %s's per suite. By the protocol's refutation criterion (“%s”), %s must also miss no hand-off class that %s detects.",
-			c, F4(th.H2MaxDetectionGap), b, F4(th.H2MinLocalisationGain), b, F4(th.H2MaxCostRatio), b, h2Refutation, c, b),
+			c, F4(th.H2MaxDetectionGap), b, F4(th.H2MinLocalisationGain), b, F4(th.H2MaxCostRatio), b, h2Refutation, c, b) + " Detection and localisation are of the harmful trials.",
 	}
 	if !hasDesign(r, b) || !hasDesign(r, c) {
 		h.Verdict, h.Why = Inconclusive, fmt.Sprintf("designs %s and %s must both be in the run", b, c)
@@ -272,7 +276,7 @@ func h2(r *Results, th Thresholds, c, b string) (Hypothesis, []Clause) {
 
 	// Whole classes c misses that b reveals.
 	missed := 0
-	for _, p := range r.Paired {
+	for _, p := range r.PairedHarmful {
 		if !handOff(p.Class) || !(p.A == b && p.B == c || p.A == c && p.B == b) {
 			continue
 		}
@@ -345,7 +349,7 @@ func (c cond) String() string {
 func h3(r *Results, th Thresholds, c, b string) (Hypothesis, []Clause) {
 	h := Hypothesis{
 		ID: "H3",
-		Statement: fmt.Sprintf("End-to-end finds but does not locate: among the mutant suite runs both designs detected, design %s's share without exact localisation exceeds design %s's by at least %s (paired, the mutant as the unit).",
+		Statement: fmt.Sprintf("End-to-end finds but does not locate: among the harmful mutant suite runs both designs detected, design %s's share without exact localisation exceeds design %s's by at least %s (paired, the mutant as the unit).",
 			b, c, F4(th.H3MinGap)),
 	}
 	if !hasDesign(r, b) || !hasDesign(r, c) {

@@ -33,17 +33,19 @@ func hypoResults(cMoney, bMoney float64, groups ...group) *Results {
 		classes = append(classes, g.class)
 		for i := range g.m {
 			id := fmt.Sprintf("%s-%d-%d", g.class, gi, i)
+			// Every trial of the hand-made mutants did harm: the
+			// hypotheses read the harmful view.
 			if g.n > 0 {
-				r.DetectionByMutant = append(r.DetectionByMutant, MutantDetection{Design: "A", Build: id, Class: g.class, Detected: g.k, N: g.n})
+				r.DetectionByMutantHarmful = append(r.DetectionByMutantHarmful, MutantHarm{Design: "A", Build: id, Class: g.class, Detected: g.k, Harmful: g.n})
 			}
 			if g.pair.N() > 0 {
-				r.PairedByMutant = append(r.PairedByMutant, PairedMutant{A: "B", B: "C", Build: id, Class: g.class,
+				r.PairedByMutantHarmful = append(r.PairedByMutantHarmful, PairedMutant{A: "B", B: "C", Build: id, Class: g.class,
 					Both: g.pair.Both, OnlyA: g.pair.OnlyA, OnlyB: g.pair.OnlyB, Neither: g.pair.Neither,
 					ExactBoth: g.exact.Both, ExactOnlyA: g.exact.OnlyA, ExactOnlyB: g.exact.OnlyB, ExactNeither: g.exact.Neither})
 			}
 		}
 	}
-	r.Paired = pairedRows([]string{"B", "C"}, classes, r.PairedByMutant)
+	r.PairedHarmful = pairedRows([]string{"B", "C"}, classes, r.PairedByMutantHarmful)
 	r.Cost = []CostRow{{Design: "A"}, {Design: "B", MoneyPerSuite: F4(bMoney)}, {Design: "C", MoneyPerSuite: F4(cMoney)}}
 	return r
 }

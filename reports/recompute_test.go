@@ -25,7 +25,9 @@ var rateSpecs = map[string][]rateSpec{
 	"pass_k":                {{"c", "n", "rate", "ci95"}},
 	"trajectory_matchers": {{"exact", "n", "exact_rate", "exact_ci95"}, {"name_only", "n", "name_only_rate", "name_only_ci95"},
 		{"order_ignored", "n", "order_ignored_rate", "order_ignored_ci95"}},
-	"agreement": {{"agree", "n", "rate", "ci95"}},
+	"agreement":                   {{"agree", "n", "rate", "ci95"}},
+	"detection_harmful":           {{"detected", "n", "trial_rate", "trial_ci95"}, {"benign_detected", "benign_n", "benign_rate", "benign_ci95"}},
+	"detection_by_mutant_harmful": {{"detected", "harmful", "rate", "ci95"}},
 }
 
 var clusteredKeys = map[string][]string{
@@ -33,6 +35,10 @@ var clusteredKeys = map[string][]string{
 	"localisation": {"exact_rate", "exact_ci95", "adjacent_rate", "adjacent_ci95"},
 	"paired":       {"diff_ci95"},
 	"agreement":    {"kappa_ci95"},
+	// Recomputed from detection_by_mutant_harmful and
+	// paired_by_mutant_harmful.
+	"detection_harmful": {"rate", "ci95"},
+	"paired_harmful":    {"diff_ci95"},
 }
 
 func num(tb testing.TB, row map[string]any, key string) float64 {
@@ -200,10 +206,29 @@ func recomputeClustered(t *testing.T, r *Results) {
 		check("exact localisation "+l.Design+" "+l.Class, l.ExactRate, l.ExactCI95, l.Units, exact)
 		check("adjacent localisation "+l.Design+" "+l.Class, l.AdjacentRate, l.AdjacentCI95, l.Units, adj)
 	}
+	for _, d := range back.DetectionHarmful {
+		var det []Cluster
+		for _, m := range back.DetectionByMutantHarmful {
+			if m.Design == d.Design && m.Class == d.Class {
+				det = append(det, Cluster{m.Detected, m.Harmful})
+			}
+		}
+		check("harmful detection "+d.Design+" "+d.Class, d.Rate, d.CI95, d.Units, det)
+	}
+	recomputePaired(t, back.Paired, back.PairedByMutant)
+	recomputePaired(t, back.PairedHarmful, back.PairedByMutantHarmful)
+	if len(back.Paired) == 0 || len(back.Detection) == 0 || len(back.DetectionHarmful) == 0 {
+		t.Error("no clustered rows to recompute")
+	}
+}
+
+// recomputePaired recomputes each paired row from the per-mutant rows.
+func recomputePaired(t *testing.T, rows []PairedRow, byMutant []PairedMutant) {
+	t.Helper()
 	var mutantP, trialP []float64
-	for _, p := range back.Paired {
+	for _, p := range rows {
 		var ps []Pair
-		for _, m := range back.PairedByMutant {
+		for _, m := range byMutant {
 			if m.A == p.A && m.B == p.B && m.Class == p.Class {
 				ps = append(ps, m.detection())
 			}
@@ -217,12 +242,9 @@ func recomputeClustered(t *testing.T, r *Results) {
 		mutantP, trialP = append(mutantP, float64(p.PValue)), append(trialP, float64(p.TrialPValue))
 	}
 	mutantP, trialP = Holm(mutantP), Holm(trialP)
-	for i, p := range back.Paired {
+	for i, p := range rows {
 		if float64(p.PHolm) != mutantP[i] || float64(p.TrialPHolm) != trialP[i] {
 			t.Errorf("paired %s %s-%s Holm = %v, %v; want %v, %v", p.Class, p.A, p.B, p.PHolm, p.TrialPHolm, mutantP[i], trialP[i])
 		}
-	}
-	if len(back.Paired) == 0 || len(back.Detection) == 0 {
-		t.Error("no clustered rows to recompute")
 	}
 }

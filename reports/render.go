@@ -58,6 +58,7 @@ func filesIn(dir string, r *Results) []File {
 	for _, t := range Tables(r) {
 		files = append(files, File{t.Name + ".csv", t.WriteCSV})
 	}
+	files = append(files, mutationFiles(r)...)
 	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Name, b.Name) })
 	return files
 }
@@ -175,6 +176,10 @@ func (r *Results) normalised() *Results {
 	c.Cost = nonNil(c.Cost)
 	c.Paired = nonNil(c.Paired)
 	c.PairedByMutant = nonNil(c.PairedByMutant)
+	c.DetectionHarmful = nonNil(c.DetectionHarmful)
+	c.DetectionByMutantHarmful = nonNil(c.DetectionByMutantHarmful)
+	c.PairedHarmful = nonNil(c.PairedHarmful)
+	c.PairedByMutantHarmful = nonNil(c.PairedByMutantHarmful)
 	c.Blames = nonNil(c.Blames)
 	c.Mistakes = nonNil(c.Mistakes)
 	c.Protocol.Deviations = nonNil(c.Protocol.Deviations)
@@ -306,6 +311,7 @@ func Tables(r *Results) []Table {
 			return append(row, ci(x.AdjacentTrialCI95)...)
 		})})
 
+	ts = append(ts, harmTables(r)...)
 	ts = append(ts, matcherTable(r.TrajectoryMatchers))
 	ts = append(ts, reliabilityTables(r)...)
 	return append(ts, comparisonTables(r)...)
@@ -416,9 +422,16 @@ func comparisonTables(r *Results) []Table {
 			return append(row, ci(x.KappaCI95)...)
 		})})
 
-	ts = append(ts, Table{Name: "mutants", Header: []string{"id", "class", "location", "operator", "status", "observations", "trace_diffs", "reached", "detected_by"},
+	designs, _ := designsAndClasses(r)
+	ts = append(ts, Table{Name: "mutants", Header: append([]string{"id", "class", "origin", "source", "location", "operator", "status"},
+		append(statusColumns(designs), "observations", "trace_diffs", "harmful_runs", "harmful_trials", "reached", "detected_by", "covered_by")...),
 		Rows: rowsOf(r.Mutants, func(x *MutantRow) []string {
-			return []string{x.ID, x.Class, x.Location, x.Operator, x.Status, itoa(x.Observations), itoa(x.TraceDiffs), itoa(x.Reached), join(x.DetectedBy)}
+			row := []string{x.ID, x.Class, x.Origin, x.Source, x.Location, x.Operator, x.Status}
+			for _, d := range designs {
+				row = append(row, x.Statuses[d])
+			}
+			return append(row, itoa(x.Observations), itoa(x.TraceDiffs), itoa(x.HarmfulRuns), itoa(x.HarmfulTrials), itoa(x.Reached),
+				join(x.DetectedBy), join(x.CoveredBy))
 		})})
 
 	if r.HasSuiteRuns() {

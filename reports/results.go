@@ -10,11 +10,17 @@ import (
 	"github.com/baton-lab/baton/mission"
 )
 
-// Schema is the results.json schema id. v2 (this one) made the mutant the
-// unit of every class rate and paired comparison (trial-level figures moved
-// to trial_* keys), kept every float at full precision and added methods,
-// paired_by_mutant and blames; a v1 file is refused, not misread.
-const Schema = "baton.results/v2"
+// Schema is the results.json schema id. v3 (this one) added harm from the
+// oracle: the harmful view of detection (detection_harmful,
+// detection_by_mutant_harmful, paired_harmful, paired_by_mutant_harmful),
+// which the hypotheses use, the statuses flagged_benign and benign (a v2
+// "survived" mutant may be v3's "benign"), each mutant's origin, source,
+// per-design statuses and covering scenarios, and the provenance of the
+// mutants and contracts. v2 made the mutant the unit of every class rate
+// and paired comparison (trial-level figures moved to trial_* keys), kept
+// every float at full precision and added methods, paired_by_mutant and
+// blames. An older file is refused, not misread.
+const Schema = "baton.results/v3"
 
 // Results is every aggregate of a run, in the shape of results.json.
 type Results struct {
@@ -25,6 +31,7 @@ type Results struct {
 	Thresholds  Thresholds   `json:"thresholds"`
 	CostWeights CostWeights  `json:"cost_weights"`
 	Warnings    []string     `json:"warnings"`
+	Provenance  Provenance   `json:"provenance"`
 
 	Hypotheses          []Hypothesis        `json:"hypotheses"`
 	Robustness          []RobustnessRow     `json:"robustness"`
@@ -40,12 +47,23 @@ type Results struct {
 	Cost                []CostRow           `json:"cost"`
 	Paired              []PairedRow         `json:"paired"`
 	PairedByMutant      []PairedMutant      `json:"paired_by_mutant"`
-	Blames              []BlameRow          `json:"blames"`
-	Mutants             []MutantRow         `json:"mutants"`
-	Examples            []SuiteExample      `json:"examples"`
+
+	// The harmful view (see [HarmRow]): detection over the (mutant, trial)
+	// units whose end state differed from the clean twin's.
+	DetectionHarmful         []HarmRow      `json:"detection_harmful"`
+	DetectionByMutantHarmful []MutantHarm   `json:"detection_by_mutant_harmful"`
+	PairedHarmful            []PairedRow    `json:"paired_harmful"`
+	PairedByMutantHarmful    []PairedMutant `json:"paired_by_mutant_harmful"`
+
+	Blames   []BlameRow     `json:"blames"`
+	Mutants  []MutantRow    `json:"mutants"`
+	Examples []SuiteExample `json:"examples"`
 	// Mistakes are each agent's observed mistake rates on the clean build
 	// ([Results.SetMistakes]).
 	Mistakes []MistakeRow `json:"mistakes"`
+	// Infrastructure lists the work units a distributed sweep gave up on
+	// (see [InfraFailure]); absent when there are none.
+	Infrastructure []InfraFailure `json:"infrastructure_failures,omitempty"`
 
 	// TracePattern, when set, links each drill-down item of report.html to
 	// its trace file, relative to the run folder: {build}, {design},
@@ -65,6 +83,9 @@ type Results struct {
 	// findings are the findings of the items whose traces report.html
 	// embeds ([Results.SetFindings]); results.json leaves them out.
 	findings map[string][]Finding
+	// sources are the catalogue files and scenarios the mutation reports
+	// need ([Results.SetMutationSources]); nil writes none.
+	sources *MutationSources
 	// baton names the binary that ran the run (its version and commit,
 	// from manifest.json): the reports show it, results.json leaves it
 	// out so that it stays byte-identical across builds.
@@ -385,21 +406,34 @@ const (
 	Inconclusive = "inconclusive"
 )
 
-// MutantRow is one mutant's status: killed (some design detected it),
-// survived (its integrated runs differ from the clean twins somewhere but no
-// design detected it), equivalent (no difference anywhere although its seam
-// was reached), no_coverage (no difference and its seam never reached), or
-// not_observed (no integrated runs to compare).
+// MutantRow is one mutant's status, from what the designs detected and
+// what the oracle saw: killed (some design detected it in a trial in which
+// it did harm: an end state differed from the clean twin's), flagged_benign
+// (detected, never harmful), survived (harmful, its harmful trials never
+// detected), benign
+// (its trace changed somewhere, its end state never, undetected),
+// equivalent (no trace changed although its seam was reached),
+// no_coverage (its seam never reached), or not_observed (no integrated
+// runs to compare). Statuses is the same per design; CoveredBy lists the
+// scenarios in which its seam reached its target (what coverage-based
+// selection needs).
 type MutantRow struct {
-	ID           string   `json:"id"`
-	Class        string   `json:"class"`
-	Location     string   `json:"location"`
-	Operator     string   `json:"operator"`
-	Status       string   `json:"status"`
-	Observations int      `json:"observations"`
-	TraceDiffs   int      `json:"trace_diffs"`
-	Reached      int      `json:"reached"`
-	DetectedBy   []string `json:"detected_by"`
+	ID            string            `json:"id"`
+	Class         string            `json:"class"`
+	Location      string            `json:"location"`
+	Operator      string            `json:"operator"`
+	Description   string            `json:"description"`
+	Origin        string            `json:"origin"`
+	Source        string            `json:"source,omitempty"`
+	Status        string            `json:"status"`
+	Statuses      map[string]string `json:"statuses"`
+	Observations  int               `json:"observations"`
+	TraceDiffs    int               `json:"trace_diffs"`
+	HarmfulRuns   int               `json:"harmful_runs"`   // observation runs whose end state differed
+	HarmfulTrials int               `json:"harmful_trials"` // trials with such a run
+	Reached       int               `json:"reached"`
+	DetectedBy    []string          `json:"detected_by"`
+	CoveredBy     []string          `json:"covered_by"`
 }
 
 // Mutant statuses.

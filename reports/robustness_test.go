@@ -86,14 +86,15 @@ func TestBreakEvenByHand(t *testing.T) {
 // hypotheses themselves are decided on the designs the protocol names.
 func TestRobustnessRows(t *testing.T) {
 	r := hypoResults(1, 10, group{class: "context_loss", m: 40, pair: Pair{Both: 20}, exact: Pair{OnlyB: 20}})
-	// A variant of C that detects nothing: paired rows B vs C.schema.
-	for _, pm := range r.PairedByMutant {
+	// A variant of C that detects nothing: paired rows B vs C.schema (in
+	// the harmful view, which the hypotheses read).
+	for _, pm := range r.PairedByMutantHarmful {
 		pm.B = "C.schema"
 		pm.Both, pm.OnlyA, pm.OnlyB = 0, pm.Both+pm.OnlyA, 0
 		pm.ExactBoth, pm.ExactOnlyA, pm.ExactOnlyB, pm.ExactNeither = 0, 0, 0, 0
-		r.PairedByMutant = append(r.PairedByMutant, pm)
+		r.PairedByMutantHarmful = append(r.PairedByMutantHarmful, pm)
 	}
-	r.Paired = pairedRows([]string{"B", "C", "C.schema"}, []string{"context_loss"}, r.PairedByMutant)
+	r.PairedHarmful = pairedRows([]string{"B", "C", "C.schema"}, []string{"context_loss"}, r.PairedByMutantHarmful)
 	r.Cost = append(r.Cost, CostRow{Design: "C.schema", MoneyPerSuite: 1}, CostRow{Design: "A.wire"}, CostRow{Design: "D", MoneyPerSuite: 10})
 	r.Methods.Designs = []DesignInfo{{ID: "D", Base: "D", Blames: []string{"agent", "edge"}}, {ID: "B", Base: "B", Blames: []string{"agent"}}}
 	rows := robustnessRows(r)

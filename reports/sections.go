@@ -14,7 +14,11 @@ func buildReport(r *Results, traces *traceSet) *document {
 	designs, classes := designsAndClasses(r)
 	anchors := cellAnchors(designs, classes)
 	d := &document{Title: "baton report", Intro: introBlocks(r)}
-	d.Sections = append(d.Sections, validitySection(r), hypothesesSection(r), robustnessSection(r))
+	d.Sections = append(d.Sections, validitySection(r), hypothesesSection(r))
+	if s := infraSection(r); s != nil {
+		d.Sections = append(d.Sections, s)
+	}
+	d.Sections = append(d.Sections, robustnessSection(r))
 	if len(r.Warnings) > 0 {
 		items := make([][]span, len(r.Warnings))
 		for i, x := range r.Warnings {
@@ -23,6 +27,7 @@ func buildReport(r *Results, traces *traceSet) *document {
 		d.Sections = append(d.Sections, &section{ID: "warnings", Title: "Warnings", Blocks: []block{&list{Items: items}}})
 	}
 	d.Sections = append(d.Sections,
+		harmSection(r, designs, classes, anchors),
 		detectionSection(r, designs, classes, anchors),
 		localisationSection(r, designs, classes, anchors))
 	if s := matchersSection(r.TrajectoryMatchers); s != nil {
@@ -68,7 +73,7 @@ func introBlocks(r *Results) []block {
 		}
 		notice.Blocks = append(notice.Blocks, &list{Items: items})
 	}
-	return append(out, notice, &para{Spans: []span{
+	return append(out, notice, provenanceBlock(r), &para{Spans: []span{
 		text("Rates are per mutant (the unit of analysis), with the trial-level rate beside them; see "),
 		ref("Methods and limitations", "methods"), text(" at the end."),
 	}})
@@ -287,13 +292,19 @@ func agreementSection(rows []AgreementRow) *section {
 }
 
 func mutantsSection(r *Results) *section {
-	t := &table{ID: "mutants-table", Header: []string{"mutant", "class", "location", "operator", "status", "reached", "trace diffs", "detected by"}, RowHeads: true}
+	designs, _ := designsAndClasses(r)
+	t := &table{ID: "mutants-table", Header: []string{"mutant", "class", "origin", "location", "operator", "status", "by design",
+		"reached", "trace diffs", "harmful runs", "harmful trials", "detected by"}, RowHeads: true}
 	for _, x := range r.Mutants {
 		diffs := numCell(fmt.Sprintf("%d/%d", x.TraceDiffs, x.Observations), ratio(x.TraceDiffs, x.Observations))
-		t.Rows = append(t.Rows, []tcell{textCell(x.ID), textCell(x.Class), textCell(x.Location), textCell(x.Operator),
-			textCell(x.Status), intCell(x.Reached), diffs, textCell(orDash(strings.Join(x.DetectedBy, ", ")))})
+		harm := numCell(fmt.Sprintf("%d/%d", x.HarmfulRuns, x.Observations), ratio(x.HarmfulRuns, x.Observations))
+		t.Rows = append(t.Rows, []tcell{textCell(x.ID), textCell(x.Class), textCell(x.Origin), textCell(x.Location), textCell(x.Operator),
+			textCell(x.Status), textCell(mutantStatuses(designs, x)), intCell(x.Reached), diffs, harm, intCell(x.HarmfulTrials),
+			textCell(orDash(strings.Join(x.DetectedBy, ", ")))})
 	}
-	return &section{ID: "mutants", Title: "Mutants", Blocks: []block{t}}
+	return &section{ID: "mutants", Title: "Mutants", Blocks: []block{
+		p("Statuses: killed (detected in a trial in which it did harm), flagged_benign (detected, never harmful), survived (harmful, its harmful trials never detected), benign (trace changed, end state never), equivalent (reached, no trace changed), no_coverage (never reached). Overall: " + statusCounts(r.Mutants) + "."),
+		t}}
 }
 
 // methodsDoc is the methods and limitations section, one subsection per

@@ -19,7 +19,7 @@ type suiteView struct {
 	builds    []BuildInfo // by build id; the clean build has no class or location
 	order     []int32     // indices into t, in report order
 	top       []id        // per run: top blame location, -1 when not detected
-	marks     []uint8     // per run: markRaw | markDetected | markExact | markAdjacent
+	marks     []uint8     // per run: markRaw | markDetected | markExact | markAdjacent | markHarmful
 }
 
 const (
@@ -27,6 +27,7 @@ const (
 	markDetected
 	markExact
 	markAdjacent
+	markHarmful // the build did harm in the run's trial (the oracle's, never a design's)
 )
 
 // suiteRun is one suite run of a [suiteView], resolved.
@@ -36,6 +37,7 @@ type suiteRun struct {
 	trial                                            int
 	scenarios, reached                               int
 	raw, detected, exact, adjacent, slipped, faulted bool
+	harmful                                          bool
 	topBlame                                         string
 	s                                                *suite
 }
@@ -60,6 +62,7 @@ func (v *suiteView) at(i int32) suiteRun {
 		design: v.designs[k.design], build: v.builds[k.build], trial: k.trial,
 		scenarios: int(s.scenarios), reached: int(s.reached),
 		raw: m&markRaw != 0, detected: m&markDetected != 0, exact: m&markExact != 0, adjacent: m&markAdjacent != 0,
+		harmful: m&markHarmful != 0,
 		slipped: s.slipped, faulted: s.faulted, s: s,
 	}
 	if t := v.top[i]; t >= 0 {

@@ -119,7 +119,7 @@ func synthItems() []Item {
 				obs := Item{
 					Build: b.ID, Class: b.Class, Location: b.Location, Scenario: sc.ID, Category: sc.Category,
 					Trial: trial, Seed: seed, Success: synthSuccess(b.ID, sc.ID, trial),
-					TraceHash: synthHash(b.ID, sc.ID, trial),
+					TraceHash: synthHash(b.ID, sc.ID, trial), EndHash: synthEnd(b.ID, sc.ID, trial),
 				}
 				if b.ID != "clean" && b.ID != "dup-1" {
 					obs.Reached = 2
@@ -176,6 +176,18 @@ func synthHash(build, sc string, trial int) string {
 		return fmt.Sprintf("%s-%s-%d", build, sc, trial)
 	}
 	return fmt.Sprintf("clean-%s-%d", sc, trial)
+}
+
+// synthEnd is an observation run's end-state hash: ctx-1 does harm on S01,
+// ctx-2 on S02 in even trials and ctl-1 everywhere; drift-1 changes traces
+// (synthHash) but never the end state, and esc-1, which B flags on S03,
+// changes neither.
+func synthEnd(build, sc string, trial int) string {
+	switch {
+	case build == "ctx-1" && sc == "S01", build == "ctx-2" && sc == "S02" && trial%2 == 0, build == "ctl-1":
+		return fmt.Sprintf("end-%s-%s-%d", build, sc, trial)
+	}
+	return fmt.Sprintf("end-clean-%s-%d", sc, trial)
 }
 
 // synthResults aggregates the synthetic stream.

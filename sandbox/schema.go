@@ -46,13 +46,25 @@ type Schema struct {
 	Properties []Property `json:"properties,omitempty"`
 	AnyOf      [][]string `json:"any_of,omitempty"`
 	// String: "" counts as missing (minLength 1); the values allowed; a
-	// format it documents (not checked), such as "date".
+	// format it documents (not checked): [FormatDate], [FormatCurrency],
+	// [FormatID] or any other.
 	NonEmpty bool     `json:"non_empty,omitempty"`
 	Enum     []string `json:"enum,omitempty"`
 	Format   string   `json:"format,omitempty"`
 	// Array: the schema of every item.
 	Items *Schema `json:"items,omitempty"`
 }
+
+// Formats a string schema may document. They are not checked; they tell a
+// reader (a model, a mutant generator) what the string holds.
+const (
+	FormatDate     = "date"     // a YYYY-MM-DD date
+	FormatCurrency = "currency" // an ISO 4217 currency code ("EUR")
+	// FormatID is an identifier of a record or a document ("SUP-001",
+	// "INV-2025-0402", an e-mail id, a bank account): another value of
+	// the same shape names another one of the same kind.
+	FormatID = "id"
+)
 
 // Property is one named property of an object schema.
 type Property struct {

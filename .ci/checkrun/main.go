@@ -35,10 +35,10 @@ func check(dir string) error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		if name == "results.json" {
-			if v["schema"] != "baton.results/v2" {
-				return fmt.Errorf("results.json: schema %v, want baton.results/v2", v["schema"])
+			if v["schema"] != "baton.results/v3" {
+				return fmt.Errorf("results.json: schema %v, want baton.results/v3", v["schema"])
 			}
-			for _, k := range []string{"protocol", "validity", "detection", "localisation", "false_alarms", "pass_k", "cost", "paired", "paired_by_mutant", "methods", "hypotheses", "mutants"} {
+			for _, k := range []string{"protocol", "validity", "detection", "localisation", "false_alarms", "pass_k", "cost", "paired", "paired_by_mutant", "methods", "hypotheses", "mutants", "detection_harmful", "provenance"} {
 				if _, ok := v[k]; !ok {
 					return fmt.Errorf("results.json: no key %q", k)
 				}

@@ -21,6 +21,7 @@ func TestMain(m *testing.M) {
 		"baton":    func() { os.Exit(runMain()) },
 		"sql":      func() { os.Exit(sqlCmd(os.Args[1:])) },
 		"holdlock": func() { os.Exit(holdLock(os.Args[1:])) },
+		"stall":    stallWorker,
 	})
 }
 

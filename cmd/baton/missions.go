@@ -10,6 +10,7 @@ import (
 
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/mission/invoice"
+	"github.com/baton-lab/baton/mission/triage"
 	"github.com/baton-lab/baton/mutants"
 )
 
@@ -17,7 +18,7 @@ import (
 // one place that lists them. Each command takes the registry from here and
 // passes it down.
 func missions() (*mission.Registry, error) {
-	return mission.NewRegistry(invoice.New())
+	return mission.NewRegistry(invoice.New(), triage.New())
 }
 
 // lookupMission returns the mission called name ("" for the default) and

@@ -3,6 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -59,6 +62,74 @@ func newMutantsCmd(g *globals) *cobra.Command {
 	list.Flags().StringVar(&mode, "mode", "replace", "how --catalogue combines with the default: replace (the file alone, as in a protocol) or extend")
 	list.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of a table")
 	missionFlag(list, &name)
-	cmd.AddCommand(list)
+	cmd.AddCommand(list, newMutantsGenerateCmd(g))
 	return cmd
+}
+
+func newMutantsGenerateCmd(g *globals) *cobra.Command {
+	var name, out string
+	var perClass int
+	var seed uint64
+	cmd := &cobra.Command{
+		Use:   "generate",
+		Short: "Generate the mutant space: every operator at every site of the mission, as a catalogue file",
+		Long: "Generate applies every operator at every site of the mission where it applies (each edge × payload field, " +
+			"each write tool, each edge and escalation hand-off, each tool argument, each decision) and writes the " +
+			"mutants as a catalogue file in the format users write, ids readable as operator and site. " +
+			"A protocol uses the same space with mutants: {space: generated}.",
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			m, _, err := lookupMission(name)
+			if err != nil {
+				return err
+			}
+			cat, data, err := mutants.Space(m.Spec())
+			if err != nil {
+				return err
+			}
+			if perClass > 0 {
+				cat = cat.Sample(perClass, seed)
+				data = mutants.Encode(cat.Mutants, mutants.SpaceHeader(m.Spec())+
+					fmt.Sprintf("\nSampled: %d per class, seed %d.", perClass, seed))
+			}
+			if out == "" {
+				_, err = g.stdout.Write(data)
+				return err
+			}
+			if err := writeFileAtomic(out, data); err != nil {
+				return fmt.Errorf("mutants generate: %w", err)
+			}
+			var counts []string
+			for _, cl := range cat.Classes() {
+				counts = append(counts, fmt.Sprintf("%s %d", cl, len(cat.ByClass(cl))))
+			}
+			fmt.Fprintf(g.stderr, "wrote %d mutants of mission %s to %s (%s)\n", len(cat.Mutants), m.Spec().Name, out, strings.Join(counts, ", "))
+			return nil
+		},
+	}
+	missionFlag(cmd, &name)
+	cmd.Flags().StringVar(&out, "out", "", "write the catalogue to this file instead of stdout")
+	cmd.Flags().IntVar(&perClass, "per-class", 0, "keep a seeded sample of this many mutants per class (0: all)")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "the sample's seed, with --per-class")
+	return cmd
+}
+
+// writeFileAtomic writes data to path through a temporary file in the same
+// folder renamed into place, so a reader never sees half a file.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
+	"github.com/baton-lab/baton/release"
 	"github.com/baton-lab/baton/reports"
 )
 
@@ -20,6 +21,8 @@ const (
 	exitError     = 1 // an error: bad input, a failed run, an unreadable folder
 	exitUsage     = 2 // bad usage: unknown command or flag, missing argument, a judge endpoint not set
 	exitDiscarded = 3 // the run was discarded by the validity gate
+	exitHold      = 4 // baton release: the rule holds the candidate
+	exitUndecided = 5 // baton release: the rule's verdict is inconclusive
 )
 
 const exitHelp = `Exit codes:
@@ -89,6 +92,12 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, reports.ErrDiscarded) {
 		return exitDiscarded
 	}
+	if errors.Is(err, release.ErrHold) {
+		return exitHold
+	}
+	if errors.Is(err, release.ErrInconclusive) {
+		return exitUndecided
+	}
 	var ue *usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		return exitUsage
@@ -135,7 +144,9 @@ pre-registered verdict on the protocol's hypotheses.
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.AddCommand(
 		newRunCmd(g),
+		newWorkerCmd(g),
 		newMissionsCmd(g),
+		newReleaseCmd(g),
 		newReportCmd(g),
 		newReplayCmd(g),
 		newItemsCmd(g),

@@ -19,6 +19,7 @@ import (
 func newRunCmd(g *globals) *cobra.Command {
 	var opt experiment.Options
 	var seed uint64
+	var dist natsFlags
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run an experiment protocol and write a run folder with the reports",
@@ -46,6 +47,12 @@ that continues it (--run-dir FOLDER --resume), ending with the same
 results.json as an uninterrupted run. --resume without --run-dir continues the
 newest folder of the protocol under --out.
 
+With --nats URL the units run on "baton worker" processes on any machines,
+through a NATS JetStream server, with the same results.json; --nats embedded
+--local-workers N starts a server and N workers here. A unit that fails on
+every delivery is reported as an infrastructure failure, and the run ends
+incomplete by its items until --resume executes them.
+
 ` + exitHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -71,14 +78,23 @@ newest folder of the protocol under --out.
 				bar = newProgressBar(g.stderr)
 				opt.Progress = bar.update
 			}
+			stopRemote, err := dist.remote(cmd.Context(), g, log, &opt)
+			if err != nil {
+				return err
+			}
 			start := time.Now()
 			sum, err := experiment.Run(cmd.Context(), opt)
+			stopRemote()
 			if bar != nil {
 				bar.finish(err == nil || errors.Is(err, reports.ErrDiscarded))
 			}
 			var ie *experiment.InterruptedError
 			if errors.As(err, &ie) {
 				return fmt.Errorf("interrupted; every finished item is stored in %s; continue with: %s", ie.RunDir, resumeCommand(cmd, ie.RunDir))
+			}
+			var inc *experiment.IncompleteError
+			if errors.As(err, &inc) {
+				err = fmt.Errorf("%w; continue with: %s", err, resumeCommand(cmd, inc.RunDir))
 			}
 			if sum != nil {
 				log.Info().Str("run", sum.RunDir).Int("items", sum.Items).Int("resumed", sum.Skipped).
@@ -96,6 +112,7 @@ newest folder of the protocol under --out.
 	f.Uint64Var(&seed, "seed", 0, "master seed, overriding the protocol's")
 	f.IntVar(&opt.Trials, "trials", 0, "trials per scenario, overriding the protocol's")
 	f.BoolVar(&opt.Resume, "resume", false, "continue an interrupted run in its run folder, skipping stored items")
+	dist.add(cmd)
 	f.StringVar(&opt.Deviate, "deviate", "", "the reason to override a setting of a locked protocol (--trials, --seed); recorded in the manifest and every report")
 	f.StringVar(&opt.ModelCache, "model-cache", "", "a directory of model answers shared between runs, searched after the run folder's model-cache/ (overrides the protocol's model_cache)")
 	f.BoolVar(&opt.ModelOffline, "model-offline", false, "answer model cores from the model caches alone, never calling an endpoint (a request they do not hold is an error)")
@@ -103,7 +120,9 @@ newest folder of the protocol under --out.
 }
 
 // printSummary writes the run folder, the validity gate, the hypotheses
-// and the detection table: what a researcher reads first.
+// and the detection table, with the harmful view beside it (detection of
+// the harmful trials, and the benign mutants flagged anyway): what a
+// researcher reads first.
 func printSummary(w io.Writer, runDir string, r *reports.Results) {
 	fmt.Fprintf(w, "run folder: %s\n", runDir)
 	if r == nil {
@@ -123,11 +142,17 @@ func printSummary(w io.Writer, runDir string, r *reports.Results) {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "DESIGN\tCLASS\tDETECTION [95% CI] (MUTANTS)\tTRIAL LEVEL (k/n), CONDITIONAL ON THESE MUTANTS\tRAW")
+	fmt.Fprintln(tw, "DESIGN\tCLASS\tDETECTION [95% CI] (MUTANTS)\tTRIAL LEVEL (k/n), CONDITIONAL ON THESE MUTANTS\tRAW\tOF HARM [95% CI] (HARMFUL MUTANTS)\tBENIGN FLAGGED")
+	harm := map[[2]string]reports.HarmRow{}
+	for _, h := range r.DetectionHarmful {
+		harm[[2]string{h.Design, h.Class}] = h
+	}
 	for _, d := range r.Detection {
-		fmt.Fprintf(tw, "%s\t%s\t%.3f [%.3f-%.3f] (%d)\t%.3f [%.3f-%.3f] (%d/%d)\t%d/%d\n", d.Design, d.Class,
+		h := harm[[2]string{d.Design, d.Class}]
+		fmt.Fprintf(tw, "%s\t%s\t%.3f [%.3f-%.3f] (%d)\t%.3f [%.3f-%.3f] (%d/%d)\t%d/%d\t%.3f [%.3f-%.3f] (%d)\t%d/%d\n", d.Design, d.Class,
 			float64(d.Rate), float64(d.CI95[0]), float64(d.CI95[1]), d.Units,
-			float64(d.TrialRate), float64(d.TrialCI95[0]), float64(d.TrialCI95[1]), d.Detected, d.N, d.RawDetected, d.N)
+			float64(d.TrialRate), float64(d.TrialCI95[0]), float64(d.TrialCI95[1]), d.Detected, d.N, d.RawDetected, d.N,
+			float64(h.Rate), float64(h.CI95[0]), float64(h.CI95[1]), h.Units, h.FlaggedBenign, h.BenignMutants)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nfull report: %s/report.md (and report.html)\n", runDir)
@@ -168,11 +193,12 @@ func (b *progressBar) finish(done bool) {
 // flags that decide what runs, as given, and the run folder.
 func resumeCommand(cmd *cobra.Command, runDir string) string {
 	args := []string{"baton", "run"}
-	for _, name := range []string{"protocol", "seed", "trials", "workers"} {
+	for _, name := range []string{"protocol", "seed", "trials", "workers", "local-workers", "ack-wait", "max-deliver"} {
 		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
 			args = append(args, "--"+name, shellQuote(f.Value.String()))
 		}
 	}
+	args = append(args, natsResumeArgs(cmd)...)
 	return strings.Join(append(args, "--run-dir", shellQuote(runDir), "--resume"), " ")
 }
 

@@ -16,15 +16,23 @@ func Wilson(k, n int) (lo, hi float64) { return WilsonF(float64(k), float64(n)) 
 // WilsonF is [Wilson] for a count k of n that may be fractional (a sum of
 // per-unit rates, as a cluster-level analysis has): the p whose score test
 // |k/n − p| ≤ z·√(p(1−p)/n) does not reject.
-func WilsonF(k, n float64) (lo, hi float64) {
+func WilsonF(k, n float64) (lo, hi float64) { return wilson(k, n, Z975, Z975*Z975) }
+
+// WilsonZ is [WilsonF] at another confidence: z is the standard normal
+// quantile of 1 − α/2 (Z975 for 95%), as an interval adjusted for several
+// looks at accumulating data needs.
+func WilsonZ(k, n, z float64) (lo, hi float64) { return wilson(k, n, z, z*z) }
+
+// wilson is the interval at z, whose square z2 is given (a constant's is
+// exact).
+func wilson(k, n, z, z2 float64) (lo, hi float64) {
 	if n <= 0 {
 		return 0, 1
 	}
 	p := k / n
-	z2 := Z975 * Z975
 	den := 1 + z2/n
 	centre := (p + z2/(2*n)) / den
-	half := Z975 * math.Sqrt(math.Max(0, p*(1-p))/n+z2/(4*n*n)) / den
+	half := z * math.Sqrt(math.Max(0, p*(1-p))/n+z2/(4*n*n)) / den
 	lo, hi = centre-half, centre+half
 	if k <= 0 {
 		lo = 0

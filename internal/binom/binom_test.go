@@ -21,3 +21,15 @@ func TestPublished(t *testing.T) {
 		t.Errorf("NewcombeDiff(56, 70, 48, 80) = %.4f [%.4f, %.4f], want 0.2000 [0.0524, 0.3339]", d, lo, hi)
 	}
 }
+
+// TestWilsonZ: at Z975 it is the 95% interval; a larger z widens it
+// around the same data.
+func TestWilsonZ(t *testing.T) {
+	lo, hi := WilsonF(81, 263)
+	if zl, zh := WilsonZ(81, 263, Z975); zl != lo || zh != hi {
+		t.Errorf("WilsonZ(81, 263, Z975) = [%v, %v], want WilsonF's [%v, %v]", zl, zh, lo, hi)
+	}
+	if wl, wh := WilsonZ(81, 263, 2.807); !(wl < lo && wh > hi) {
+		t.Errorf("WilsonZ at z 2.807 = [%v, %v], want wider than [%v, %v]", wl, wh, lo, hi)
+	}
+}

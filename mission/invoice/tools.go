@@ -55,21 +55,27 @@ var recordKinds = []sandbox.RecordKind{
 var (
 	text     = sandbox.Schema{Type: sandbox.TypeString}
 	nonEmpty = sandbox.Schema{Type: sandbox.TypeString, NonEmpty: true}
-	date     = sandbox.Schema{Type: sandbox.TypeString, Format: "date"}
+	date     = sandbox.Schema{Type: sandbox.TypeString, Format: sandbox.FormatDate}
 	number   = sandbox.Schema{Type: sandbox.TypeNumber}
-	req      = func(name string, s sandbox.Schema) sandbox.Property { return sandbox.Prop(name, true, s) }
-	opt      = func(name string, s sandbox.Schema) sandbox.Property { return sandbox.Prop(name, false, s) }
-	itemArgs = sandbox.Object("", req("item", nonEmpty), req("reason", nonEmpty))
+	// The formats tell a reader what a string holds (a mutant generator
+	// derives realistic wrong values from them): an identifier, a currency.
+	id          = sandbox.Schema{Type: sandbox.TypeString, Format: sandbox.FormatID}
+	idNonEmpty  = sandbox.Schema{Type: sandbox.TypeString, NonEmpty: true, Format: sandbox.FormatID}
+	currency    = sandbox.Schema{Type: sandbox.TypeString, NonEmpty: true, Format: sandbox.FormatCurrency}
+	dayNonEmpty = sandbox.Schema{Type: sandbox.TypeString, NonEmpty: true, Format: sandbox.FormatDate}
+	req         = func(name string, s sandbox.Schema) sandbox.Property { return sandbox.Prop(name, true, s) }
+	opt         = func(name string, s sandbox.Schema) sandbox.Property { return sandbox.Prop(name, false, s) }
+	itemArgs    = sandbox.Object("", req("item", idNonEmpty), req("reason", nonEmpty))
 )
 
 // newRegistry registers the finance system's record kinds and tools: each
 // tool's arguments in the order a call checks them.
 func newRegistry() (*sandbox.Registry, error) {
-	lookup := sandbox.Object("", opt("supplier_id", text), opt("email", text), opt("name", text))
+	lookup := sandbox.Object("", opt("supplier_id", id), opt("email", text), opt("name", text))
 	lookup.AnyOf = [][]string{{"supplier_id", "email", "name"}}
-	register := sandbox.Object("", req("supplier_id", text), opt("number", text), opt("invoice_number", text),
-		req("currency", nonEmpty), req("gross", number), opt("net", number), opt("tax", number), opt("email_id", text),
-		opt("po_number", text), opt("doc_type", text), opt("invoice_date", date), opt("due_date", date), opt("bank_account", text))
+	register := sandbox.Object("", req("supplier_id", id), opt("number", id), opt("invoice_number", id),
+		req("currency", currency), req("gross", number), opt("net", number), opt("tax", number), opt("email_id", id),
+		opt("po_number", id), opt("doc_type", text), opt("invoice_date", date), opt("due_date", date), opt("bank_account", id))
 	register.AnyOf = [][]string{{"number", "invoice_number"}} // the number, under either name
 	matchStatus := nonEmpty
 	matchStatus.Enum = []string{MatchMatched, MatchVarianceExplained, MatchVarianceUnexplained, MatchNoPO, MatchNotApplicable}
@@ -84,31 +90,30 @@ func newRegistry() (*sandbox.Registry, error) {
 			{Name: LookupSupplier, Agents: []string{string(Intake), string(Boundary)}, Handler: lookupSupplier, Args: lookup,
 				Description: "Find a supplier on file by id, else by e-mail address, else by name (e-mail and name ignore case); returns its name, e-mail, bank account and currency."},
 			{Name: FindInvoice, Agents: []string{string(Intake)}, Handler: findInvoice,
-				Args:        sandbox.Object("", req("supplier_id", text), req("number", nonEmpty)),
+				Args:        sandbox.Object("", req("supplier_id", id), req("number", idNonEmpty)),
 				Description: "Look an invoice up in the register by supplier and invoice number; returns its id and status, or not found."},
 			w(sandbox.Tool{Name: RegisterInvoice, Agents: []string{string(Intake)}, Handler: registerInvoice,
 				Args:        register,
 				Description: "Enter an invoice in the register; refused (BR-409) when the supplier already has an invoice with that number."}, "invoice", "invoice_id"),
 			{Name: GetPurchaseOrder, Agents: []string{string(Action)}, Handler: getPurchaseOrder,
-				Args:        sandbox.Object("", req("po_number", nonEmpty)),
+				Args:        sandbox.Object("", req("po_number", idNonEmpty)),
 				Description: "Read a purchase order: its supplier, currency and lines (SKU, quantity, unit price)."},
 			{Name: GetGoodsReceipts, Agents: []string{string(Action)}, Handler: getGoodsReceipts,
-				Args:        sandbox.Object("", req("po_number", nonEmpty)),
+				Args:        sandbox.Object("", req("po_number", idNonEmpty)),
 				Description: "List the goods receipts of a purchase order (SKU and quantity received)."},
 			w(sandbox.Tool{Name: RecordMatch, Agents: []string{string(Action)}, Handler: recordMatch,
-				Args: sandbox.Object("", req("invoice_id", nonEmpty), req("status", matchStatus), opt("po_number", text),
+				Args: sandbox.Object("", req("invoice_id", idNonEmpty), req("status", matchStatus), opt("po_number", id),
 					opt("variance", number), opt("reason", text)),
 				Description: "Record the match of a registered invoice against its order and receipts, with its status and variance."}, "match", "match_id"),
 			w(sandbox.Tool{Name: ApproveInvoice, Agents: []string{string(Boundary)}, Handler: approveInvoice,
-				Args:        sandbox.Object("", req("invoice_id", nonEmpty), req("amount_eur", number)),
+				Args:        sandbox.Object("", req("invoice_id", idNonEmpty), req("amount_eur", number)),
 				Description: "Approve a registered invoice for payment, stating its gross amount in EUR."}, "approval", "approval_id"),
 			w(sandbox.Tool{Name: PostLedger, Agents: []string{string(Boundary)}, Handler: postLedger,
-				Args:        sandbox.Object("", req("invoice_id", nonEmpty), req("account", nonEmpty), req("amount", number), req("currency", nonEmpty)),
+				Args:        sandbox.Object("", req("invoice_id", idNonEmpty), req("account", nonEmpty), req("amount", number), req("currency", currency)),
 				Description: "Post an invoice's amount to a ledger account."}, "ledger", "posting_id"),
 			w(sandbox.Tool{Name: SchedulePayment, Agents: []string{string(Boundary)}, Handler: schedulePayment,
-				Args: sandbox.Object("", req("invoice_id", nonEmpty), req("supplier_id", nonEmpty), req("amount", number),
-					req("currency", nonEmpty), req("due_date", sandbox.Schema{Type: sandbox.TypeString, NonEmpty: true, Format: "date"}),
-					req("bank_account", nonEmpty)),
+				Args: sandbox.Object("", req("invoice_id", idNonEmpty), req("supplier_id", idNonEmpty), req("amount", number),
+					req("currency", currency), req("due_date", dayNonEmpty), req("bank_account", idNonEmpty)),
 				Description: "Schedule the payment of an approved invoice to a bank account on a due date; refused (BR-412) without an approval."}, "payment", "payment_id"),
 			w(sandbox.Tool{Name: Escalate, Agents: []string{string(Boundary)}, Handler: itemDecision(kEscalation), Args: itemArgs,
 				Description: "Put an item in front of a person, with the reason."}, "escalation", "escalation_id"),
@@ -117,8 +122,8 @@ func newRegistry() (*sandbox.Registry, error) {
 			w(sandbox.Tool{Name: CloseItem, Agents: []string{string(Boundary)}, Handler: itemDecision(kClosure), Args: itemArgs,
 				Description: "Close an item without payment (out of scope, statements, credit notes), with the reason."}, "closure", "closure_id"),
 			w(sandbox.Tool{Name: PublishReport, Agents: []string{string(Monitor)}, Handler: publishReport,
-				Args: sandbox.Object("", req("day", nonEmpty), req("entries", sandbox.Schema{Type: sandbox.TypeArray,
-					Items: sandbox.Object("", req("item", text), req("kind", text), req("reason", text))})),
+				Args: sandbox.Object("", req("day", dayNonEmpty), req("entries", sandbox.Schema{Type: sandbox.TypeArray,
+					Items: sandbox.Object("", req("item", id), req("kind", text), req("reason", text))})),
 				Description: "Publish the day's exception report: one entry (item, kind, reason) per escalation, rejection and failed call."}, "report", "report_id"),
 		},
 	})

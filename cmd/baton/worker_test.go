@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
+
+	"github.com/baton-lab/baton/distributed"
+	"github.com/baton-lab/baton/experiment"
+	"github.com/baton-lab/baton/reports"
+)
+
+// stallWorker is a worker process that takes one unit, says so on stdout
+// and never finishes it: the test kills it mid-unit.
+func stallWorker() {
+	conn, err := distributed.Connect(os.Getenv(natsEnv), "stalled worker")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	w := &distributed.Worker{JS: conn.JS, Dir: os.TempDir(), Logger: zerolog.Nop(),
+		Open: func(context.Context, string, *experiment.Job, func(context.Context, experiment.JobFile) ([]byte, error)) (distributed.Executor, error) {
+			return stall{}, nil
+		}}
+	_ = w.Run(context.Background())
+}
+
+type stall struct{}
+
+func (stall) Execute(ctx context.Context, unit string) ([]byte, error) {
+	fmt.Println("holding " + unit)
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+const distProtocol = `name: dist
+trials: 3
+seed: 3
+scenarios:
+  ids: [S01, S14, S25]
+mutants:
+  ids: [ctl-boundary-payment-currency, cl-intake-action-currency, da-boundary-payment-fresh-key]
+`
+
+// runDist runs distProtocol in dir with remote (nil: locally).
+func runDist(ctx context.Context, tb testing.TB, dir string, remote experiment.Remote) error {
+	tb.Helper()
+	reg, err := missions()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	pf := filepath.Join(dir, "p.yaml")
+	if err := os.WriteFile(pf, []byte(distProtocol), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	_, err = experiment.Run(ctx, experiment.Options{ProtocolPath: pf, RunDir: filepath.Join(dir, "run"), Missions: reg,
+		Logger: zerolog.Nop(), Workers: 1, Remote: remote})
+	if errors.Is(err, reports.ErrDiscarded) {
+		err = nil
+	}
+	return err
+}
+
+// TestWorkerProcessKilled: three worker processes on an embedded server,
+// one killed -9 mid-sweep while it holds a unit, give the local run's
+// results.json byte for byte: the killed worker's unit is delivered
+// again to one of the two "baton worker"s.
+func TestWorkerProcessKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	localDir := t.TempDir()
+	if err := runDist(ctx, t, localDir, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := distributed.StartEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	conn, err := distributed.Connect(srv.URL(), "test coordinator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	remote := &distributed.Remote{JS: conn.JS, Config: distributed.Config{AckWait: time.Second, MaxDeliver: 5}, Logger: zerolog.Nop()}
+	distDir := t.TempDir()
+	ran := make(chan error, 1)
+	go func() { ran <- runDist(ctx, t, distDir, remote) }()
+	waitForUnits(ctx, t, conn.JS)
+
+	env := append(os.Environ(), natsEnv+"="+srv.URL())
+	stalled := exec.CommandContext(ctx, "stall")
+	stalled.Env = env
+	out, err := stalled.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stalled.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "holding ") {
+		t.Fatalf("stalled worker said %q (%v), want the unit it holds", line, err)
+	}
+	var workers []*exec.Cmd
+	for range 2 {
+		w := exec.CommandContext(ctx, "baton", "worker", "--quiet")
+		w.Env = env
+		w.Stderr = os.Stderr
+		w.Cancel = func() error { return w.Process.Signal(os.Interrupt) }
+		if err := w.Start(); err != nil {
+			t.Fatal(err)
+		}
+		workers = append(workers, w)
+	}
+	// Mid-sweep: the two others are at work.
+	if err := stalled.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = stalled.Wait()
+	err = <-ran
+	for _, w := range workers {
+		_ = w.Process.Signal(os.Interrupt)
+		if werr := w.Wait(); werr != nil {
+			t.Errorf("worker process: %v", werr)
+		}
+	}
+	if err != nil {
+		t.Fatalf("distributed run: %v", err)
+	}
+	local := readAll(t, filepath.Join(localDir, "run", experiment.ResultsFile))
+	dist := readAll(t, filepath.Join(distDir, "run", experiment.ResultsFile))
+	if !bytes.Equal(local, dist) {
+		t.Errorf("results.json differs between the local and the distributed run:\n%s", cmp.Diff(string(local), string(dist)))
+	}
+	st := remote.Stats()
+	t.Logf("killed the worker holding %s; stats %+v", strings.TrimSpace(strings.TrimPrefix(line, "holding ")), st)
+	if st.Redelivered < 1 || st.GivenUp != 0 {
+		t.Errorf("stats %+v: want the killed worker's unit redelivered, none given up", st)
+	}
+}
+
+// waitForUnits waits until the coordinator has published units.
+func waitForUnits(ctx context.Context, tb testing.TB, js jetstream.JetStream) {
+	tb.Helper()
+	for {
+		if s, err := js.Stream(ctx, distributed.UnitStream); err == nil {
+			if info, err := s.Info(ctx); err == nil && info.State.Msgs > 0 {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			tb.Fatal("the coordinator published no units")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func readAll(tb testing.TB, path string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}

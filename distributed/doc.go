@@ -1,0 +1,18 @@
+// Package distributed runs a sweep's work units on workers on any number
+// of machines, over NATS JetStream: a [Remote] is the coordinator's side
+// (an [experiment.Remote]), a [Worker] the side that executes units.
+//
+// The coordinator publishes the run's job (the run folder's inputs, by
+// their hashes) to a key-value bucket and the input files to an object
+// store, then one message per unit, holding the unit's key alone, to a
+// work-queue stream. Workers pull units one at a time from a shared
+// consumer with explicit acks, a bounded AckWait kept open by InProgress
+// heartbeats while a unit runs, and MaxDeliver: a unit whose worker is
+// killed is redelivered to another after AckWait. Workers rebuild the
+// run's plan from the job's files ([experiment.Stack.OpenJob]) and publish
+// each unit's answer to a results stream; the coordinator hands answers
+// to the run's single writer, which stores each item once. A unit that
+// reaches MaxDeliver without an answer is an infrastructure failure
+// (the server's max-deliveries advisory tells the coordinator), reported
+// apart from every verdict.
+package distributed
