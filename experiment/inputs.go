@@ -122,7 +122,7 @@ func namedInputs(p *Protocol) []namedInput {
 	for i, f := range p.Contracts.Files {
 		list = append(list, namedInput{fmt.Sprintf("contracts.files[%d]", i), KindContracts, f})
 	}
-	return list
+	return append(list, promptInputs(p)...)
 }
 
 // inputTree builds the hash tree of what a plan reads: the protocol, each
@@ -145,6 +145,7 @@ func inputTree(p *Protocol, pl *plan, path func(string) string) (InputTree, erro
 	} {
 		t.Entries = append(t.Entries, InputEntry{Name: s.name, Kind: KindEmbedded, SHA256: s.sha})
 	}
+	t.Entries = append(t.Entries, pl.cores.treeEntries()...)
 	t.seal()
 	return t, nil
 }

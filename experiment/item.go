@@ -47,6 +47,8 @@ func (pl *plan) evaluate(ctx context.Context, u unit, slot int, memo *unitMemo) 
 		}
 	}()
 	seed := TrialSeed(pl.seed, sc.ID, u.trial)
+	ctx, use := pl.cores.itemUse(ctx)
+	defer pl.cores.count(design, use)
 	oracle := &mission.Oracle{}
 	build := b.Switch(oracle)
 	it := reports.Item{
@@ -54,7 +56,7 @@ func (pl *plan) evaluate(ctx context.Context, u unit, slot int, memo *unitMemo) 
 		Scenario: sc.ID, Category: string(sc.Category), Trial: u.trial, Seed: seed,
 	}
 	out = &outcome{}
-	im := &itemMission{Mission: pl.mission, memo: memo, build: build, sc: sc, seed: seed, env: pl.env, oracle: oracle}
+	im := &itemMission{Mission: pl.mission, memo: memo, build: build, sc: sc, seed: seed, env: pl.env, oracle: oracle, use: use}
 	start := time.Now()
 	if slot == 0 {
 		run, err := im.Run(ctx, build, sc, seed, pl.env)

@@ -64,6 +64,13 @@ type Manifest struct {
 	// WallMS is each design's summed wall-clock time (ms), kept here
 	// rather than in results.json, which must be byte-stable.
 	WallMS map[string]int64 `json:"wall_ms,omitempty"`
+	// Models is what each model-backed agent ran on (models.go), and
+	// ModelUse each design's model calls ("obs" the observation runs),
+	// summed over sessions: answers made by an endpoint and served from
+	// the cache depend on what the cache held, so, like WallMS, they are
+	// kept here rather than in results.json.
+	Models   []ModelProvenance           `json:"models,omitempty"`
+	ModelUse map[string]reports.ModelUse `json:"model_use,omitempty"`
 }
 
 // ManifestProtocol identifies the protocol file a run used.

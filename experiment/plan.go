@@ -45,6 +45,9 @@ type plan struct {
 	catalogueFile string
 	catalogueData []byte
 
+	// cores are the agents played by a model (models.go).
+	cores *coreSet
+
 	buildIdx, scenarioIdx, designIdx map[string]int
 }
 
@@ -128,7 +131,7 @@ func resolve(p *Protocol, st *Stack, path func(string) string) (*plan, error) {
 	if spec := m.Spec(); p.Mission.Version != "" && p.Mission.Version != spec.Version {
 		return nil, p.errorf("mission.version", "%q: this baton runs %s version %q", p.Mission.Version, spec.Name, spec.Version)
 	}
-	for _, step := range []func(path func(string) string) error{pl.resolveScenarios, pl.resolveBuilds, pl.resolveContracts, pl.resolveDesigns} {
+	for _, step := range []func(path func(string) string) error{pl.resolveScenarios, pl.resolveBuilds, pl.resolveContracts, pl.resolveDesigns, pl.resolveCores} {
 		if err := step(path); err != nil {
 			return nil, err
 		}

@@ -117,26 +117,24 @@ func annotate(r *reports.Results, pl *plan, man *Manifest) {
 	r.Protocol.Locked = man.Protocol.Locked
 	r.Protocol.InputsSHA256 = man.Tree.Root
 	r.Protocol.Deviations = slices.Clone(man.Deviations)
-	r.Methods = methodsOf(pl)
+	r.Methods = methodsOf(pl, man.Models)
 }
 
 // methodsOf describes what a plan ran, for the reports' methods section:
 // the mission and its version, each agent's core (a deterministic policy
-// with the protocol's slip rates for every core of this harness so far; a
-// model-backed core reports its model and prompt here) and each design's
-// definition.
-func methodsOf(pl *plan) reports.Methods {
+// with the protocol's slip rates, or a model with its provenance from
+// models) and each design's definition.
+func methodsOf(pl *plan, models []ModelProvenance) reports.Methods {
 	spec := pl.mission.Spec()
 	out := reports.Methods{Mission: reports.MissionInfo{Name: spec.Name, Version: spec.Version}}
 	for _, a := range spec.AgentNames() {
+		if i := slices.IndexFunc(models, func(m ModelProvenance) bool { return m.Agent == string(a) }); i >= 0 {
+			out.Cores = append(out.Cores, models[i].coreInfo())
+			continue
+		}
 		c := reports.CoreInfo{Agent: string(a), Kind: reports.CorePolicy, Detail: "no slips"}
-		if slips := pl.env.Profile[a]; len(slips) > 0 {
-			var parts []string
-			for s, v := range slips {
-				parts = append(parts, fmt.Sprintf("%s %s", s, strconv.FormatFloat(v, 'g', -1, 64)))
-			}
-			slices.Sort(parts)
-			c.Detail = "slip rates " + strings.Join(parts, ", ")
+		if slips := pl.configuredSlips()[string(a)]; slips != "" {
+			c.Detail = "slip rates " + slips
 		}
 		out.Cores = append(out.Cores, c)
 	}

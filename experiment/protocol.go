@@ -37,6 +37,12 @@ type Protocol struct {
 	ReviewSample  int                 `json:"review_sample"`
 	CostWeights   reports.CostWeights `json:"cost_weights"`
 	Thresholds    reports.Thresholds  `json:"thresholds"`
+	// Cores gives agents (or "*", every agent without its own entry) a
+	// core other than the mission's policy: a model (see [CoreSpec]).
+	Cores map[string]CoreSpec `json:"cores,omitempty"`
+	// ModelCache is a directory of model answers shared between runs,
+	// searched after the run folder's own model-cache/.
+	ModelCache string `json:"model_cache,omitempty"`
 
 	// Source is the file the protocol was read from (the mission's
 	// Spec.Protocol.Name for its default); Dir is the folder relative paths
@@ -264,6 +270,7 @@ func (p *Protocol) clone() *Protocol {
 			c.Faults[t][k] = v
 		}
 	}
+	c.Cores = cloneCores(p.Cores)
 	c.Raw = bytes.Clone(p.Raw)
 	c.pos = p.pos
 	return &c

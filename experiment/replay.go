@@ -194,6 +194,11 @@ func openRun(runDir string, st *Stack) (*plan, *Manifest, error) {
 	if !slices.Equal(man.Designs, p.Designs) && len(man.Designs) > 0 {
 		return nil, nil, fmt.Errorf("%w: manifest designs %v, protocol %v", ErrProtocolChanged, man.Designs, p.Designs)
 	}
+	// What regenerates a run's items never asks a model again: the
+	// answers are in the run folder's cache.
+	if err := pl.bindCores(runDir, coreOptions{offline: true}); err != nil {
+		return nil, nil, err
+	}
 	return pl, man, nil
 }
 

@@ -141,6 +141,7 @@ func (ses *session) stamp(opt Options, rs runSetup) error {
 	man.Hashes = pl.hashes()
 	man.Builds, man.Scenarios, man.Items = len(pl.builds), len(pl.scenarios), pl.total()
 	man.Designs = pl.proto.Designs
+	man.Models = pl.cores.provenance(man.Models)
 	man.Workers = opt.Workers
 	if man.Workers <= 0 {
 		man.Workers = runtime.NumCPU()

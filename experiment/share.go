@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/mission/modelcore"
 )
 
 // itemMission is the mission a design sees for one item: the stack's
@@ -39,6 +40,10 @@ type itemMission struct {
 	// duration, as if it had executed it.
 	served time.Duration
 	traces map[string]*mission.Trace
+	// use counts the item's model calls (nil without model cores); a run
+	// served from the memo is charged its calls as served from the cache,
+	// which is what executing it again would have cost.
+	use *modelcore.Use
 }
 
 // unitMemo holds what the items of one (build, scenario, trial) unit
@@ -132,12 +137,14 @@ type sharedRun struct {
 	run   *mission.Run
 	fired fired
 	took  time.Duration // wall time of the execution
+	use   modelcore.UseCounts
 }
 
 type sharedCore struct {
 	run   *mission.CoreRun
 	fired fired
 	took  time.Duration // wall time of the execution
+	use   modelcore.UseCounts
 }
 
 // fired is what a run recorded in its oracle.
@@ -220,13 +227,14 @@ func (m *itemMission) Run(ctx context.Context, b mission.Build, sc *mission.Scen
 		run = m.memo.run.run
 		m.extra.add(m.memo.run.fired)
 		m.served += m.memo.run.took
+		m.use.Add(m.memo.run.use.AsServed())
 	case mine && share:
-		before := snapshot(m.oracle)
+		before, used := snapshot(m.oracle), m.use.Counts()
 		start := time.Now()
 		if run, err = m.Mission.Run(ctx, b, sc, seed, env); err != nil {
 			return nil, err
 		}
-		m.memo.run = &sharedRun{run: run, fired: snapshot(m.oracle).minus(before), took: time.Since(start)}
+		m.memo.run = &sharedRun{run: run, fired: snapshot(m.oracle).minus(before), took: time.Since(start), use: m.use.Counts().Minus(used)}
 		m.memo.executed(traceOf(run))
 	default:
 		if run, err = m.Mission.Run(ctx, b, sc, seed, env); err != nil {
@@ -251,8 +259,9 @@ func (m *itemMission) RunCore(ctx context.Context, b mission.Build, agent missio
 			cr = s.run
 			m.extra.add(s.fired)
 			m.served += s.took
+			m.use.Add(s.use.AsServed())
 		} else {
-			before := snapshot(m.oracle)
+			before, used := snapshot(m.oracle), m.use.Counts()
 			start := time.Now()
 			if cr, err = m.Mission.RunCore(ctx, b, agent, sc, in, seed, env); err != nil {
 				return nil, err
@@ -262,7 +271,7 @@ func (m *itemMission) RunCore(ctx context.Context, b mission.Build, agent missio
 			if m.memo.cores == nil {
 				m.memo.cores = map[string]*sharedCore{}
 			}
-			m.memo.cores[string(m.memo.key)] = &sharedCore{run: cr, fired: snapshot(m.oracle).minus(before), took: took}
+			m.memo.cores[string(m.memo.key)] = &sharedCore{run: cr, fired: snapshot(m.oracle).minus(before), took: took, use: m.use.Counts().Minus(used)}
 		}
 	} else {
 		if cr, err = m.Mission.RunCore(ctx, b, agent, sc, in, seed, env); err != nil {

@@ -17,7 +17,8 @@ import (
 	"github.com/baton-lab/baton/reports"
 )
 
-// StoreSchema identifies the layout of runs.db. v5 splits the sandbox
+// StoreSchema identifies the layout of runs.db. v6 adds the tokens the
+// models read and wrote (tokens_in, tokens_out). v5 splits the sandbox
 // resets into environment and fixture resets and adds the counters of
 // emits, parses, contract checks and attribution steps. v4 stores each fact once
 // (one row per executed unit, one per item with integer keys, dictionaries
@@ -25,7 +26,7 @@ import (
 // offers views for auditors (items, findings, item_flags, suite_runs,
 // detection_cells). v3 kept one wide row per item, keyed by its place in
 // the plan. An older store is refused, not migrated.
-const StoreSchema = "baton.runs/v5"
+const StoreSchema = "baton.runs/v6"
 
 // ObservationName is the name of the observation run in the designs table
 // of runs.db.
@@ -97,6 +98,8 @@ CREATE TABLE outcomes (
 	model_calls         INTEGER NOT NULL,
 	tool_calls          INTEGER NOT NULL,
 	tokens              INTEGER NOT NULL,
+	tokens_in           INTEGER NOT NULL,
+	tokens_out          INTEGER NOT NULL,
 	environment_resets  INTEGER NOT NULL,
 	fixture_resets      INTEGER NOT NULL,
 	emits               INTEGER NOT NULL,
@@ -145,7 +148,7 @@ SELECT o.ord AS ord,
 	b.id || '/' || d.id || '/' || s.id || '/' || u.trial AS id,
 	b.id AS build, b.class AS class, d.id AS design, s.id AS scenario, u.trial AS trial, t.seed AS seed,
 	o.flagged AS flagged, bl.blame AS blame, (SELECT count(*) FROM item_findings f WHERE f.item = o.ord) AS findings,
-	o.model_calls AS model_calls, o.tool_calls AS tool_calls, o.tokens AS tokens,
+	o.model_calls AS model_calls, o.tool_calls AS tool_calls, o.tokens AS tokens, o.tokens_in AS tokens_in, o.tokens_out AS tokens_out,
 	o.environment_resets AS environment_resets, o.fixture_resets AS fixture_resets,
 	o.emits AS emits, o.parses AS parses, o.contract_checks AS contract_checks,
 	o.attribution_steps AS attribution_steps, o.wall_ns AS wall_ns,

@@ -13,6 +13,8 @@ var costColumns = []struct {
 	{"model_calls", func(c *mission.Cost) *int { return &c.ModelCalls }},
 	{"tool_calls", func(c *mission.Cost) *int { return &c.ToolCalls }},
 	{"tokens", func(c *mission.Cost) *int { return &c.Tokens }},
+	{"tokens_in", func(c *mission.Cost) *int { return &c.TokensIn }},
+	{"tokens_out", func(c *mission.Cost) *int { return &c.TokensOut }},
 	{"environment_resets", func(c *mission.Cost) *int { return &c.EnvironmentResets }},
 	{"fixture_resets", func(c *mission.Cost) *int { return &c.FixtureResets }},
 	{"emits", func(c *mission.Cost) *int { return &c.Emits }},

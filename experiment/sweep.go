@@ -71,6 +71,12 @@ type Options struct {
 	GCPercent int
 	// Clock gives wall-clock times for the manifest; nil means time.Now.
 	Clock func() time.Time
+	// ModelCache is a directory of model answers shared between runs,
+	// searched after the run folder's model-cache/ (it overrides the
+	// protocol's model_cache). ModelOffline answers model cores from the
+	// caches alone: a request they do not hold is an error.
+	ModelCache   string
+	ModelOffline bool
 	// Remote, when set, executes the units in other processes instead of
 	// the worker pool (see [Remote]); Workers is then unused.
 	Remote Remote
@@ -157,6 +163,11 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	}
 	defer ses.release(log)
 	runDir, pl, s, man, skipped := ses.runDir, ses.pl, ses.s, ses.man, ses.skipped
+	if err := pl.bindCores(runDir, coreOptions{ctx: ctx, offline: opt.ModelOffline, check: skipped == 0 && !opt.ModelOffline,
+		shared: opt.ModelCache}); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	defer pl.cores.close()
 	workers := man.Workers
 	sample := opt.TraceSample
 	if sample == 0 {
@@ -189,6 +200,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		return nil, fmt.Errorf("run: %w", err)
 	}
 
+	man.Models, man.ModelUse = pl.cores.provenance(man.Models), pl.cores.addUse(man.ModelUse)
 	keptTrace := func(build, id string) bool {
 		return build == reports.CleanBuild || sampled(pl.seed, id, sample)
 	}
@@ -379,9 +391,15 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 	}
 	r := a.agg.Results()
 	r.SetBaton(man.Baton)
+	r.SetModelUse(man.ModelUse)
 	r.SetMutationSources(pl.mutationSources())
 	annotate(r, pl, man)
 	r.Infrastructure = failed
+	counts, err := pl.observeMistakes(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	r.SetMistakes(counts, pl.configuredSlips())
 	examples := map[string]bool{}
 	for _, ex := range r.Examples {
 		for _, it := range ex.Items {

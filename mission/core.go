@@ -140,6 +140,8 @@ func (t *Turn) ModelCall(decision, choice string, promptTokens, completionTokens
 	r.read = 0
 	r.cost.ModelCalls++
 	r.cost.Tokens += promptTokens + completionTokens
+	r.cost.TokensIn += promptTokens
+	r.cost.TokensOut += completionTokens
 	r.event(Event{
 		Kind: EventModelCall, Agent: t.Agent, Item: t.Item,
 		Decision: decision, Choice: choice, TokensIn: promptTokens, TokensOut: completionTokens,

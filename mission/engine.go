@@ -28,6 +28,10 @@ type Definition struct {
 	// ParseScenarios parses one scenario file's contents; name is used in
 	// errors and Scenario.Source.
 	ParseScenarios func(name string, data []byte) ([]*Scenario, error)
+	// NewAttachment returns an empty attachment of the mission's inputs,
+	// for reading an input back from JSON ([DecodeView]); nil when its
+	// inputs carry none.
+	NewAttachment func() Attachment
 }
 
 // New checks a definition and returns the mission it defines, run by the

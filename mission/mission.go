@@ -108,9 +108,13 @@ type ToolCall struct {
 // adds on top of the runs it executed (a message checked against its
 // edge's contract; a trace event its attribution examined).
 type Cost struct {
-	ModelCalls        int `json:"model_calls"`
-	ToolCalls         int `json:"tool_calls"`
-	Tokens            int `json:"tokens"`
+	ModelCalls int `json:"model_calls"`
+	ToolCalls  int `json:"tool_calls"`
+	Tokens     int `json:"tokens"`
+	// TokensIn and TokensOut split Tokens into what the models read
+	// (prompt tokens) and wrote (completion tokens).
+	TokensIn          int `json:"tokens_in"`
+	TokensOut         int `json:"tokens_out"`
 	EnvironmentResets int `json:"environment_resets"`
 	FixtureResets     int `json:"fixture_resets"`
 	Emits             int `json:"emits"`
@@ -124,6 +128,8 @@ func (c *Cost) Add(o Cost) {
 	c.ModelCalls += o.ModelCalls
 	c.ToolCalls += o.ToolCalls
 	c.Tokens += o.Tokens
+	c.TokensIn += o.TokensIn
+	c.TokensOut += o.TokensOut
 	c.EnvironmentResets += o.EnvironmentResets
 	c.FixtureResets += o.FixtureResets
 	c.Emits += o.Emits

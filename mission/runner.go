@@ -19,6 +19,7 @@ type runner struct {
 	day     string
 	clock   *sandbox.Clock
 	dice    sandbox.Dice
+	seed    uint64 // the trial seed the dice are keyed by
 	sb      *sandbox.Sandbox
 	profile Profile
 	cores   map[Agent]Core // the run's own cores, over the mission's
@@ -61,6 +62,9 @@ type runner struct {
 	aloneCalls []ToolCall
 	// enc encodes wire messages and trace payloads; release hands it back.
 	enc *jsontext.Encoder
+	// answer, when set, answers the tool calls of a core played outside
+	// any run ([PlayOutside]) in place of the tool box and sandbox.
+	answer Answer
 }
 
 // inbox is what a collecting agent received during the day.
@@ -130,6 +134,7 @@ func (e *engine) newRunnerCap(ctx context.Context, seams Seams, sc *Scenario, in
 		day:       day,
 		clock:     sandbox.NewClock(start),
 		dice:      sandbox.NewDice(seed),
+		seed:      seed,
 		profile:   env.Profile,
 		cores:     env.Cores,
 		redeliver: env.Faults.Rate("transport", sandbox.Redelivery),
@@ -255,9 +260,11 @@ func (r *runner) turn(ai int, item string, in turnInput) Result {
 	if r.rec != nil {
 		r.rec.core(agent, item, in.raw, t.calls, res)
 	}
-	if r.alone {
+	switch {
+	case res == nil: // a core that produced nothing hands nothing on
+	case r.alone:
 		r.emitAlone(ai, item, res)
-	} else {
+	default:
 		r.send(ai, item, res)
 	}
 	return res
@@ -291,6 +298,8 @@ func (r *runner) model(decision, choice string, extraRead, written int) {
 	}
 	r.cost.ModelCalls++
 	r.cost.Tokens += (in + written) / 4
+	r.cost.TokensIn += in / 4
+	r.cost.TokensOut += (in+written)/4 - in/4 // so that Tokens = TokensIn + TokensOut
 	r.event(Event{
 		Kind: EventModelCall, Agent: r.cur.Agent, Item: r.cur.Item,
 		Decision: decision, Choice: choice, TokensIn: in / 4, TokensOut: written / 4,

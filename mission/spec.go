@@ -48,6 +48,9 @@ type Spec struct {
 	// package's YAML), as named files.
 	Catalogue File
 	Protocol  File
+	// Prompts holds the instructions of a model-backed core of each
+	// agent: <agent>.md at its root (a protocol may name another file).
+	Prompts fs.FS
 }
 
 // File is a named file's bytes.

@@ -86,8 +86,13 @@ type ScenarioInfo struct {
 // agent's fixture. Model-backed cores add their per-1k input and output
 // token weights here (beside Per1kTokens) and a line each to costCounters.
 type CostWeights struct {
-	PerModelCall        float64 `json:"per_model_call" yaml:"per_model_call"`
-	Per1kTokens         float64 `json:"per_1k_tokens" yaml:"per_1k_tokens"`
+	PerModelCall float64 `json:"per_model_call" yaml:"per_model_call"`
+	Per1kTokens  float64 `json:"per_1k_tokens" yaml:"per_1k_tokens"`
+	// Per1kInputTokens and Per1kOutputTokens price the tokens a model
+	// read (prompt) and wrote (completion) apart, as endpoints bill them;
+	// they add to Per1kTokens, which prices both alike.
+	Per1kInputTokens    float64 `json:"per_1k_input_tokens" yaml:"per_1k_input_tokens"`
+	Per1kOutputTokens   float64 `json:"per_1k_output_tokens" yaml:"per_1k_output_tokens"`
 	PerToolCall         float64 `json:"per_tool_call" yaml:"per_tool_call"`
 	PerEnvironmentReset float64 `json:"per_environment_reset" yaml:"per_environment_reset"`
 	PerFixtureReset     float64 `json:"per_fixture_reset" yaml:"per_fixture_reset"`

@@ -181,6 +181,7 @@ func (r *Results) normalised() *Results {
 	c.PairedHarmful = nonNil(c.PairedHarmful)
 	c.PairedByMutantHarmful = nonNil(c.PairedByMutantHarmful)
 	c.Blames = nonNil(c.Blames)
+	c.Mistakes = nonNil(c.Mistakes)
 	c.Protocol.Deviations = nonNil(c.Protocol.Deviations)
 	c.Methods.Cores = nonNil(c.Methods.Cores)
 	c.Methods.Designs = nonNil(c.Methods.Designs)

@@ -63,6 +63,9 @@ type Results struct {
 	Coordination        []CoordinationRow      `json:"coordination"`
 	CoordinationByClass []CoordinationClassRow `json:"coordination_by_class"`
 	Examples            []SuiteExample         `json:"examples"`
+	// Mistakes are each agent's observed mistake rates on the clean build
+	// ([Results.SetMistakes]).
+	Mistakes []MistakeRow `json:"mistakes"`
 	// Infrastructure lists the work units a distributed sweep gave up on
 	// (see [InfraFailure]); absent when there are none.
 	Infrastructure []InfraFailure `json:"infrastructure_failures,omitempty"`
@@ -92,6 +95,9 @@ type Results struct {
 	// from manifest.json): the reports show it, results.json leaves it
 	// out so that it stays byte-identical across builds.
 	baton string
+	// modelUse is each design's model calls made and served, from
+	// manifest.json ([Results.SetModelUse]).
+	modelUse map[string]ModelUse
 }
 
 // SetBaton sets the version and commit of the baton that ran the run
@@ -293,6 +299,8 @@ type CostMeans struct {
 	ModelCalls        F4 `json:"model_calls"`
 	ToolCalls         F4 `json:"tool_calls"`
 	Tokens            F4 `json:"tokens"`
+	TokensIn          F4 `json:"tokens_in"`
+	TokensOut         F4 `json:"tokens_out"`
 	EnvironmentResets F4 `json:"environment_resets"`
 	FixtureResets     F4 `json:"fixture_resets"`
 	Emits             F4 `json:"emits"`

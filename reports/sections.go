@@ -33,8 +33,13 @@ func buildReport(r *Results, traces *traceSet) *document {
 	if s := matchersSection(r.TrajectoryMatchers); s != nil {
 		d.Sections = append(d.Sections, s)
 	}
-	d.Sections = append(d.Sections, falseAlarmsSection(r), passKSection(r), costSection(r),
-		pairedSection(r.Paired), agreementSection(r.Agreement), mutantsSection(r))
+	d.Sections = append(d.Sections, falseAlarmsSection(r), passKSection(r), costSection(r))
+	for _, s := range []*section{modelSection(r), mistakesSection(r)} { // models.go
+		if s != nil {
+			d.Sections = append(d.Sections, s)
+		}
+	}
+	d.Sections = append(d.Sections, pairedSection(r.Paired), agreementSection(r.Agreement), mutantsSection(r))
 	if s := coordinationSection(r); s != nil {
 		d.Sections = append(d.Sections, s)
 	}

@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/baton-lab/baton/experiment"
+	"github.com/baton-lab/baton/mission/modelcore"
 	"github.com/baton-lab/baton/model"
 )
 
@@ -18,17 +20,38 @@ func newModelCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-// servedPlayers returns the models `baton model serve` plays for a mission.
-func servedPlayers(mission string) (map[string]model.Player, error) {
-	switch mission {
-	case "":
-		return map[string]model.Player{"echo": model.Echo{}}, nil
+// servedPlayers returns the models `baton model serve` plays: the test
+// player "echo" and, with a mission, the player of its policy cores under
+// the slips of a protocol (the mission's default protocol when path is "").
+func servedPlayers(name, path string) (map[string]model.Player, error) {
+	players := map[string]model.Player{"echo": model.Echo{}}
+	if name == "" && path == "" {
+		return players, nil
 	}
-	return nil, &usageError{fmt.Errorf("--mission %q: no mission player yet; only the test player (no --mission) is served", mission)}
+	m, reg, err := lookupMission(name)
+	if err != nil {
+		return nil, err
+	}
+	var p *experiment.Protocol
+	if path == "" {
+		p, err = experiment.MissionProtocol(m)
+	} else {
+		p, err = experiment.LoadProtocol(path, reg)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if name == "" {
+		m, _ = reg.Lookup(p.Mission.Name)
+	} else if p.Mission.Name != m.Spec().Name {
+		return nil, &usageError{fmt.Errorf("--protocol %s is a protocol of mission %s, not %s", path, p.Mission.Name, name)}
+	}
+	players[modelcore.PlayerModel(m.Spec().Name)] = modelcore.NewPlayer(m, p.Profile)
+	return players, nil
 }
 
 func newModelServeCmd(g *globals) *cobra.Command {
-	var addr, mission string
+	var addr, mission, protocol string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve a scripted OpenAI-compatible chat-completions endpoint on 127.0.0.1",
@@ -37,21 +60,30 @@ POST /v1/chat/completions and GET /v1/models. baton prints the base URL (for
 BATON_JUDGE_BASE_URL or a protocol's endpoint) on stdout and serves until
 Ctrl-C.
 
-For now it serves only the test player, model "echo": it calls no tool and
-answers at once with {"echo": <the last user message>, "seed": <the request's
-seed>, "tools": [<the tools offered>]}. The mission players, which play each
-mission's policy cores with the protocol's slips, come later; --mission names
-one and is refused until then.
+With --mission M (or --protocol P, whose mission it takes) it serves model
+"M-policy", which plays mission M's policy cores with the slip rates of the
+protocol's profile (the mission's default protocol unless --protocol names
+one): point a protocol's model cores at it (endpoint: the printed URL, model:
+M-policy) and the run gives the policy run's results, over HTTP. For each
+request it reads the turn (agent, item, day, input) from the user message and
+the trial seed from the request's "seed" field, replays the agent's policy
+against the tool results already in the conversation, draws its slips from the
+keyed dice of that seed, and answers with the policy's next tool call or its
+result.
 
-Answers depend on the request alone, never on a clock: the sample index travels
-in the request's "seed" field. Usage is estimated at 4 bytes a token.`,
+It always serves the test player, model "echo": it calls no tool and answers
+at once with {"echo": <the last user message>, "seed": <the request's seed>,
+"tools": [<the tools offered>]}.
+
+Answers depend on the request alone, never on a clock. Usage is estimated at 4
+bytes a token.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log, err := g.logger()
 			if err != nil {
 				return err
 			}
-			players, err := servedPlayers(mission)
+			players, err := servedPlayers(mission, protocol)
 			if err != nil {
 				return err
 			}
@@ -72,6 +104,7 @@ in the request's "seed" field. Usage is estimated at 4 bytes a token.`,
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "loopback address to listen on (port 0 picks a free one)")
-	cmd.Flags().StringVar(&mission, "mission", "", "mission whose policy cores the model plays (none yet: the test player only)")
+	cmd.Flags().StringVar(&mission, "mission", "", "mission whose policy cores model <mission>-policy plays")
+	cmd.Flags().StringVar(&protocol, "protocol", "", "protocol whose slip rates the mission's player plays (default: the mission's default protocol)")
 	return cmd
 }

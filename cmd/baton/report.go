@@ -87,6 +87,7 @@ func rerender(dir string, man *experiment.Manifest) (*reports.Results, error) {
 		return nil, err
 	}
 	r.SetWall(man.WallMS)
+	r.SetModelUse(man.ModelUse)
 	r.SetBaton(man.Baton)
 	reg, err := missions()
 	if err != nil {

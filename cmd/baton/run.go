@@ -114,6 +114,8 @@ incomplete by its items until --resume executes them.
 	f.BoolVar(&opt.Resume, "resume", false, "continue an interrupted run in its run folder, skipping stored items")
 	dist.add(cmd)
 	f.StringVar(&opt.Deviate, "deviate", "", "the reason to override a setting of a locked protocol (--trials, --seed); recorded in the manifest and every report")
+	f.StringVar(&opt.ModelCache, "model-cache", "", "a directory of model answers shared between runs, searched after the run folder's model-cache/ (overrides the protocol's model_cache)")
+	f.BoolVar(&opt.ModelOffline, "model-offline", false, "answer model cores from the model caches alone, never calling an endpoint (a request they do not hold is an error)")
 	return cmd
 }
 

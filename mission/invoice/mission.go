@@ -57,6 +57,11 @@ var catalogueYAML []byte
 //go:embed protocol.yaml
 var protocolYAML []byte
 
+// promptFS holds the instructions of each agent's model-backed core.
+//
+//go:embed prompts/*.md
+var promptFS embed.FS
+
 // Names of the embedded default files, as errors and manifests give them.
 const (
 	CatalogueName = "mission/invoice/catalogue.yaml"
@@ -92,6 +97,7 @@ func definition() mission.Definition {
 		},
 		Scenarios:      DefaultScenarios,
 		ParseScenarios: parseFile,
+		NewAttachment:  func() mission.Attachment { return new(Document) },
 	}
 }
 
@@ -102,6 +108,10 @@ var spec = sync.OnceValue(func() *mission.Spec {
 		panic(fmt.Sprintf("invoice: %v", err))
 	}
 	contracts, err := fs.Sub(contractFS, "contracts")
+	if err != nil {
+		panic(fmt.Sprintf("invoice: %v", err))
+	}
+	prompts, err := fs.Sub(promptFS, "prompts")
 	if err != nil {
 		panic(fmt.Sprintf("invoice: %v", err))
 	}
@@ -122,6 +132,7 @@ var spec = sync.OnceValue(func() *mission.Spec {
 		Contracts:     contracts,
 		Catalogue:     mission.File{Name: CatalogueName, Data: catalogueYAML},
 		Protocol:      mission.File{Name: ProtocolName, Data: protocolYAML},
+		Prompts:       prompts,
 	}
 })
 

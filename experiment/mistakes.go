@@ -1,0 +1,294 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/baton-lab/baton/internal/jsontext"
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/model"
+	"github.com/baton-lab/baton/reports"
+	"github.com/baton-lab/baton/sandbox"
+)
+
+// The mistakes an agent is observed making against its goldens, besides a
+// wrong decision ("wrong " + the decision's kind).
+const (
+	mistakeMisread  = "misread"      // a result field other than a decision differs
+	mistakeSkipped  = "skipped call" // a tool call of the golden trajectory is missing
+	mistakeExtra    = "extra call"   // a tool call the golden trajectory does not have
+	mistakeNoResult = "no result"    // the core returned nothing (a model's agent error)
+	mistakeMisroute = "misroute"     // a message sent to another next owner than the golden one
+)
+
+// agentTally counts one agent's observed mistakes.
+type agentTally struct {
+	n, routes      int
+	count          map[string]int
+	skipped, extra map[string]int // by tool
+	kinds          []string       // the agent's mistake kinds, in report order
+	unmeasured     int            // agent-items whose answers the caches do not hold
+}
+
+// observeMistakes measures each agent's mistakes on the clean build against
+// the goldens: its core run alone on every golden input of every trial, and
+// the next owners of the messages it sent in the integrated runs. Model
+// cores answer from the caches alone, so nothing is asked of an endpoint
+// again; an agent-item whose answers are not stored is left out.
+// Agent-items in which an injected fault (other than latency) fired are
+// left out too, so that what is counted is the agent's own doing.
+func (pl *plan) observeMistakes(ctx context.Context) ([]reports.MistakeCount, error) {
+	spec := pl.mission.Spec()
+	env, err := pl.cores.offlineEnv(pl.env)
+	if err != nil {
+		return nil, err
+	}
+	tallies := map[mission.Agent]*agentTally{}
+	for _, as := range spec.Agents {
+		tallies[as.Name] = newTally(spec, &as)
+	}
+	for si, sc := range pl.scenarios {
+		golden := pl.golden[si]
+		if len(golden) == 0 {
+			continue
+		}
+		for trial := 1; trial <= pl.trials; trial++ {
+			seed := TrialSeed(pl.seed, sc.ID, trial)
+			if err := pl.observeCores(ctx, sc, seed, env, golden, tallies); err != nil {
+				return nil, err
+			}
+			if err := pl.observeRoutes(ctx, sc, seed, env, golden, tallies); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var out []reports.MistakeCount
+	for _, a := range spec.AgentNames() {
+		out = append(out, tallies[a].counts(a, pl.proto.CoreOf(a).Core)...)
+	}
+	return out, nil
+}
+
+func newTally(spec *mission.Spec, as *mission.AgentSpec) *agentTally {
+	t := &agentTally{count: map[string]int{}, skipped: map[string]int{}, extra: map[string]int{}}
+	for _, d := range as.Decisions {
+		if d.Field != "" {
+			t.kinds = append(t.kinds, "wrong "+d.Kind)
+		}
+	}
+	t.kinds = append(t.kinds, mistakeMisread, mistakeSkipped, mistakeExtra, mistakeNoResult)
+	if len(spec.Out(as.Name)) > 0 {
+		t.kinds = append(t.kinds, mistakeMisroute)
+	}
+	return t
+}
+
+// observeCores runs each golden agent-item's core alone and tallies how
+// its result and calls depart from the golden.
+func (pl *plan) observeCores(ctx context.Context, sc *mission.Scenario, seed uint64, env mission.Env, golden []mission.Golden, tallies map[mission.Agent]*agentTally) error {
+	spec := pl.mission.Spec()
+	for _, g := range golden {
+		t := tallies[g.Agent]
+		if t == nil {
+			continue
+		}
+		oracle := &mission.Oracle{}
+		cr, err := pl.mission.RunCore(ctx, mission.Clean().WithOracle(oracle), g.Agent, sc, g.Input, seed, env)
+		switch {
+		case errors.Is(err, model.ErrOffline):
+			t.unmeasured++
+			continue
+		case err != nil:
+			return fmt.Errorf("observe mistakes: %w", err)
+		case faulted(oracle):
+			continue
+		}
+		as, _ := spec.Agent(g.Agent)
+		t.n++
+		t.tally(as, g, cr)
+	}
+	return nil
+}
+
+// faulted reports whether an injected fault that can change an outcome
+// fired.
+func faulted(o *mission.Oracle) bool {
+	return slices.ContainsFunc(o.Faults, func(f sandbox.Fired) bool { return f.Kind != sandbox.Latency })
+}
+
+// tally counts one core run's departures from its golden: no result; else
+// each decision that differs; else (the decisions agreeing) a misread
+// field and the calls missing from or added to the golden trajectory.
+func (t *agentTally) tally(as *mission.AgentSpec, g mission.Golden, cr *mission.CoreRun) {
+	if cr.Result == nil {
+		t.count[mistakeNoResult]++
+		return
+	}
+	decided := map[string]bool{}
+	wrong := false
+	for _, d := range as.Decisions {
+		if d.Field == "" {
+			continue
+		}
+		decided[d.Field] = true
+		if !jsontext.Equal(g.Result[d.Field], cr.Result[d.Field]) {
+			t.count["wrong "+d.Kind]++
+			wrong = true
+		}
+	}
+	if wrong {
+		return
+	}
+	for k := range union(g.Result, cr.Result) {
+		if !decided[k] && !jsontext.Equal(g.Result[k], cr.Result[k]) {
+			t.count[mistakeMisread]++
+			break
+		}
+	}
+	missing, added := callDiff(g.Calls, cr.Calls)
+	for _, name := range missing {
+		t.skipped[name]++
+	}
+	for _, name := range added {
+		t.extra[name]++
+	}
+	if len(missing) > 0 {
+		t.count[mistakeSkipped]++
+	}
+	if len(added) > 0 {
+		t.count[mistakeExtra]++
+	}
+}
+
+func union(a, b map[string]any) map[string]bool {
+	out := make(map[string]bool, len(a)+len(b))
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}
+
+// callDiff returns the tool names of want missing from got and those of
+// got not in want, as multisets.
+func callDiff(want, got []mission.ToolCall) (missing, added []string) {
+	left := map[string]int{}
+	for _, c := range got {
+		left[c.Name]++
+	}
+	for _, c := range want {
+		if left[c.Name] > 0 {
+			left[c.Name]--
+			continue
+		}
+		missing = append(missing, c.Name)
+	}
+	for _, c := range got {
+		if left[c.Name] > 0 {
+			left[c.Name]--
+			added = append(added, c.Name)
+		}
+	}
+	return missing, added
+}
+
+// observeRoutes runs the clean build end to end and compares the next
+// owners of every message sent with those of the golden message of the same
+// agent, item and edge.
+func (pl *plan) observeRoutes(ctx context.Context, sc *mission.Scenario, seed uint64, env mission.Env, golden []mission.Golden, tallies map[mission.Agent]*agentTally) error {
+	run, err := pl.mission.Run(ctx, mission.Clean(), sc, seed, env)
+	switch {
+	case errors.Is(err, model.ErrOffline):
+		return nil
+	case err != nil:
+		return fmt.Errorf("observe mistakes: %w", err)
+	}
+	want := map[string][]byte{}
+	for _, g := range golden {
+		for edge, raw := range g.Emitted {
+			want[string(g.Agent)+"\x00"+g.Item+"\x00"+edge] = raw
+		}
+	}
+	seen := map[string]bool{}
+	for _, e := range run.Trace.Of(mission.EventSent) {
+		k := string(e.Agent) + "\x00" + e.Item + "\x00" + e.Edge
+		w, ok := want[k]
+		t := tallies[e.Agent]
+		if !ok || seen[k] || t == nil {
+			continue
+		}
+		seen[k] = true
+		t.routes++
+		if !jsontext.Equal(nextOwner([]byte(e.Raw)), nextOwner(w)) {
+			t.count[mistakeMisroute]++
+		}
+	}
+	run.Trace.Recycle()
+	return nil
+}
+
+// nextOwner reads a wire message's next_owner.
+func nextOwner(raw []byte) any {
+	var env struct {
+		NextOwner any `json:"next_owner"`
+	}
+	_ = json.Unmarshal(raw, &env)
+	return env.NextOwner
+}
+
+// counts returns the agent's tallies as report rows, in its kinds' order.
+func (t *agentTally) counts(a mission.Agent, core string) []reports.MistakeCount {
+	var out []reports.MistakeCount
+	for _, k := range t.kinds {
+		c := reports.MistakeCount{Agent: string(a), Core: core, Mistake: k, Count: t.count[k], N: t.n}
+		switch k {
+		case mistakeMisroute:
+			c.N = t.routes
+		case mistakeSkipped:
+			c.Detail = toolCounts(t.skipped)
+		case mistakeExtra:
+			c.Detail = toolCounts(t.extra)
+		}
+		if t.unmeasured > 0 && k != mistakeMisroute {
+			c.Detail = strings.TrimPrefix(c.Detail+fmt.Sprintf("; %d agent-items not measured (answers not in the model cache)", t.unmeasured), "; ")
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// toolCounts writes tool counts as "name ×n, …", by name.
+func toolCounts(m map[string]int) string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + " ×" + strconv.Itoa(m[n])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// configuredSlips writes each policy agent's slip rates, for the report's
+// mistakes table.
+func (pl *plan) configuredSlips() map[string]string {
+	out := map[string]string{}
+	for a, slips := range pl.env.Profile {
+		var parts []string
+		for s, v := range slips {
+			parts = append(parts, fmt.Sprintf("%s %s", s, strconv.FormatFloat(v, 'g', -1, 64)))
+		}
+		slices.Sort(parts)
+		out[string(a)] = strings.Join(parts, ", ")
+	}
+	return out
+}
