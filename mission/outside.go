@@ -34,16 +34,24 @@ func (t *Turn) View() View {
 func (t *Turn) Seed() uint64 { return t.r.seed }
 
 // ErrNotKernel is returned for a mission that the kernel's engine does not
-// run (a test double, a wrapper): it cannot be played outside a run.
+// run (a test double, or a wrapper without an Unwrap() Mission method): it
+// cannot be played outside a run.
 var ErrNotKernel = errors.New("not a mission made by mission.New")
 
-// kernelOf returns the engine of m.
+// kernelOf returns the engine of m, looking through wrappers that add
+// methods to a kernel mission and give it back with Unwrap.
 func kernelOf(m Mission) (*engine, error) {
-	e, ok := m.(*engine)
-	if !ok {
-		return nil, fmt.Errorf("%T: %w", m, ErrNotKernel)
+	for inner := m; inner != nil; {
+		if e, ok := inner.(*engine); ok {
+			return e, nil
+		}
+		w, ok := inner.(interface{ Unwrap() Mission })
+		if !ok {
+			break
+		}
+		inner = w.Unwrap()
 	}
-	return e, nil
+	return nil, fmt.Errorf("%T: %w", m, ErrNotKernel)
 }
 
 // DecodeView reads a [View] of one of m's turns back from its JSON: the

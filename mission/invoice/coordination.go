@@ -14,3 +14,7 @@ type invoiceMission struct{ mission.Mission }
 func (invoiceMission) IrreversibleTools() []string {
 	return []string{ApproveInvoice, PostLedger, SchedulePayment, Escalate, RejectInvoice, PublishReport}
 }
+
+// Unwrap returns the kernel's mission, for the kernel's own uses of it
+// (playing a core outside a run).
+func (m invoiceMission) Unwrap() mission.Mission { return m.Mission }
