@@ -121,6 +121,3 @@ func runOf(subject, prefix string) (string, error) {
 	}
 	return run, nil
 }
-
-// errStopped: the context ended.
-var errStopped = errors.New("stopped")

@@ -107,21 +107,6 @@ func parseRun(line []byte, first map[string]int) (Run, *LineError) {
 	return run, nil
 }
 
-// jsonKind names the JSON kind starting with byte c.
-func jsonKind(c byte) string {
-	switch c {
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
-}
-
 // jsonType names the JSON type a Go kind decodes from.
 func jsonType(goKind string) string {
 	switch goKind {
