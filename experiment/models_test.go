@@ -17,8 +17,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/rs/zerolog"
 
+	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/mission/invoice"
 	"github.com/baton-lab/baton/mission/modelcore"
+	"github.com/baton-lab/baton/mission/triage"
 	"github.com/baton-lab/baton/model"
 	"github.com/baton-lab/baton/reports"
 )
@@ -26,9 +28,12 @@ import (
 // scriptedEndpoint serves the invoice mission's player (the policy cores
 // with the default protocol's slips) in process, as `baton model serve
 // --mission invoice` does over a socket.
-func scriptedEndpoint(tb testing.TB) *httptest.Server {
+func scriptedEndpoint(tb testing.TB) *httptest.Server { return missionEndpoint(tb, invoice.New()) }
+
+// missionEndpoint serves m's player in process, as `baton model serve
+// --mission` does over a socket.
+func missionEndpoint(tb testing.TB, m mission.Mission) *httptest.Server {
 	tb.Helper()
-	m := invoice.New()
 	p, err := MissionProtocol(m)
 	if err != nil {
 		tb.Fatal(err)
@@ -47,7 +52,13 @@ func scriptedEndpoint(tb testing.TB) *httptest.Server {
 // modelProtocol is the default protocol at a few trials with every core
 // model-backed against the endpoint at url.
 func modelProtocol(url string) string {
-	return fmt.Sprintf("name: default\ntrials: 2\ncores:\n  \"*\":\n    core: model\n    endpoint: %s/v1\n    model: invoice-policy\n", url)
+	return modelCores("name: default\ntrials: 2\n", url, "invoice-policy")
+}
+
+// modelCores adds to a protocol a model core for every agent, playing
+// model at the endpoint at url.
+func modelCores(protocol, url, model string) string {
+	return fmt.Sprintf("%scores:\n  \"*\":\n    core: model\n    endpoint: %s/v1\n    model: %s\n", protocol, url, model)
 }
 
 // detectionCells are the parts of results.json that say what each design
@@ -93,29 +104,11 @@ func TestModelCoresMatchPolicy(t *testing.T) {
 		t.Skip("some 160,000 model calls are too slow under the race detector; TestModelResume and TestMixedCores run model cores under it")
 	}
 	st := realStack(t)
-	_, polDir, err := runProtocol(t, st, "name: default\ntrials: 2\n", Options{Workers: 2})
-	finished(t, err)
-	want := readDetection(t, polDir)
-
 	ts := scriptedEndpoint(t)
 	proto := modelProtocol(ts.URL)
-	_, modDir, err := runProtocol(t, st, proto, Options{Workers: 2})
-	finished(t, err)
-	if d := cmp.Diff(want, readDetection(t, modDir)); d != "" {
-		t.Fatalf("detection with model cores differs from the policy cores' (-policy +model):\n%s", d)
-	}
-	const verdicts = "SELECT id, flagged, blame, findings FROM items ORDER BY id"
-	if d := cmp.Diff(queryRows(t, polDir, verdicts), queryRows(t, modDir, verdicts)); d != "" {
-		t.Errorf("items' verdicts with model cores differ from the policy cores' (-policy +model):\n%s", d)
-	}
-	use := modelUse(t, modDir)
-	for _, d := range []string{ObservationDesign, "A", "B", "C"} {
-		if use[d].Made+use[d].Served == 0 {
-			t.Errorf("design %s: no model call (%+v)", d, use[d])
-		}
-	}
-	if use[ObservationDesign].Made == 0 || use["A"].Made == 0 {
-		t.Errorf("no call reached the endpoint: %+v", use)
+	modDir := matchPolicy(t, st, "name: default\ntrials: 2\n", proto)
+	if use := modelUse(t, modDir); use["A"].Made == 0 {
+		t.Errorf("design A's golden inputs asked the endpoint nothing new: %+v", use)
 	}
 	results := readFile(t, filepath.Join(modDir, ResultsFile))
 	ts.Close() // from here on the endpoint is gone: the cache alone answers
@@ -168,6 +161,58 @@ func TestModelCoresMatchPolicy(t *testing.T) {
 			}
 		}
 	})
+}
+
+// matchPolicy runs protocol with the policy cores and model (the same
+// protocol with model cores) and fails unless their detection cells and
+// items' verdicts agree and every design asked the model; it returns the
+// model run's folder.
+func matchPolicy(t *testing.T, st *Stack, protocol, model string) string {
+	t.Helper()
+	_, polDir, err := runProtocol(t, st, protocol, Options{Workers: 2})
+	finished(t, err)
+	want := readDetection(t, polDir)
+	_, modDir, err := runProtocol(t, st, model, Options{Workers: 2})
+	finished(t, err)
+	if d := cmp.Diff(want, readDetection(t, modDir)); d != "" {
+		t.Fatalf("detection with model cores differs from the policy cores' (-policy +model):\n%s", d)
+	}
+	const verdicts = "SELECT id, flagged, blame, findings FROM items ORDER BY id"
+	if d := cmp.Diff(queryRows(t, polDir, verdicts), queryRows(t, modDir, verdicts)); d != "" {
+		t.Errorf("items' verdicts with model cores differ from the policy cores' (-policy +model):\n%s", d)
+	}
+	use := modelUse(t, modDir)
+	for _, d := range []string{ObservationDesign, "A", "B", "C"} {
+		if use[d].Made+use[d].Served == 0 {
+			t.Errorf("design %s: no model call (%+v)", d, use[d])
+		}
+	}
+	if use[ObservationDesign].Made == 0 {
+		t.Errorf("no call reached the endpoint: %+v", use)
+	}
+	return modDir
+}
+
+// TestTriageModelCoresMatchPolicy is TestModelCoresMatchPolicy on the
+// triage mission's default protocol at two trials: its prompts resolve
+// and the scripted player re-plays its policy cores. (Design A may ask
+// the endpoint nothing new: triage's goldens are what the clean run
+// hands on.)
+func TestTriageModelCoresMatchPolicy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the triage protocol twice over HTTP")
+	}
+	if raceEnabled {
+		t.Skip("too many model calls for the race detector; TestModelResume and TestMixedCores run model cores under it")
+	}
+	reg, err := mission.NewRegistry(invoice.New(), triage.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := NewStack(reg)
+	ts := missionEndpoint(t, triage.New())
+	const proto = "name: triage\nmission:\n  name: triage\ntrials: 2\n"
+	matchPolicy(t, st, proto, modelCores(proto, ts.URL, modelcore.PlayerModel(triage.Name)))
 }
 
 // keptItems returns up to n items of a run that match where and kept

@@ -52,5 +52,6 @@
 // semantic levels; catalogue.yaml is the default mutant catalogue (every
 // class, at least three mutants each); protocol.yaml is the default
 // experiment protocol and release.yaml the default release protocol
-// ([ReleaseProtocol]) of `baton release`.
+// ([ReleaseProtocol]) of `baton release`; prompts/<agent>.md are the
+// instructions of each agent's model-backed core.
 package triage

@@ -67,6 +67,11 @@ var protocolYAML []byte
 //go:embed release.yaml
 var releaseYAML []byte
 
+// promptFS holds the instructions of each agent's model-backed core.
+//
+//go:embed prompts/*.md
+var promptFS embed.FS
+
 // Names of the embedded default files, as errors and manifests give them.
 const (
 	CatalogueName = "mission/triage/catalogue.yaml"
@@ -122,6 +127,10 @@ var spec = sync.OnceValue(func() *mission.Spec {
 	if err != nil {
 		panic(fmt.Sprintf("triage: %v", err))
 	}
+	prompts, err := fs.Sub(promptFS, "prompts")
+	if err != nil {
+		panic(fmt.Sprintf("triage: %v", err))
+	}
 	return &mission.Spec{
 		Name:    Name,
 		Version: Version,
@@ -139,6 +148,7 @@ var spec = sync.OnceValue(func() *mission.Spec {
 		Contracts:     contracts,
 		Catalogue:     mission.File{Name: CatalogueName, Data: catalogueYAML},
 		Protocol:      mission.File{Name: ProtocolName, Data: protocolYAML},
+		Prompts:       prompts,
 	}
 })
 
