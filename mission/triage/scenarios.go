@@ -1,11 +1,8 @@
 package triage
 
 import (
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"fmt"
-	"io/fs"
 	"slices"
 	"sync"
 
@@ -85,38 +82,15 @@ func LoadScenarios(paths ...string) ([]*mission.Scenario, error) {
 
 // defaults is the embedded suite, parsed once: immutable data, copied out
 // by DefaultScenarios.
-var defaults = sync.OnceValues(func() (suite, error) {
-	names, err := fs.Glob(scenarioFS, "scenarios/*.yaml")
-	if err != nil {
-		return suite{}, fmt.Errorf("load default scenarios: %w", err)
-	}
-	slices.Sort(names)
-	h := sha256.New()
-	var files []mission.ScenarioFile
-	for _, name := range names {
-		data, err := scenarioFS.ReadFile(name)
-		if err != nil {
-			return suite{}, fmt.Errorf("load default scenarios: %w", err)
-		}
-		fmt.Fprintf(h, "%s\x00%d\x00", name, len(data))
-		h.Write(data)
-		files = append(files, mission.ScenarioFile{Name: "mission/triage/" + name, Data: data})
-	}
-	scs, err := mission.ParseScenarioFiles(files, parseFile)
-	if err == nil {
+var defaults = sync.OnceValues(func() (*mission.Suite, error) {
+	return mission.LoadSuite(mission.SuiteFiles{
+		FS: scenarioFS, Pattern: "scenarios/*.yaml",
+		Prefix: "mission/triage/",
+		Parse:  parseFile,
 		// The reviewed goldens (scenarios/golden/*.json) are part of the suite.
-		err = mission.AttachGoldens(goldenFS, goldenDir, spec(), scs, h)
-	}
-	if err != nil {
-		return suite{}, fmt.Errorf("load default scenarios: %w", err)
-	}
-	return suite{scs: scs, hash: hex.EncodeToString(h.Sum(nil))}, nil
+		GoldenFS: goldenFS, GoldenDir: goldenDir, Spec: spec(),
+	})
 })
-
-type suite struct {
-	scs  []*mission.Scenario
-	hash string
-}
 
 // DefaultScenarios returns the embedded scenario suite, sorted by id, and
 // the hex SHA-256 of its files (the scenario files, then the golden
@@ -131,9 +105,6 @@ func DefaultScenarios() ([]*mission.Scenario, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	out := make([]*mission.Scenario, len(s.scs))
-	for i, sc := range s.scs {
-		out[i] = sc.Clone()
-	}
-	return out, s.hash, nil
+	scs, hash := s.Scenarios()
+	return scs, hash, nil
 }
