@@ -71,6 +71,10 @@ type unitMemo struct {
 	// runs are the traces of every run the unit executed, recycled when
 	// the unit is over (see [mission.Trace.Recycle]).
 	runs []*mission.Trace
+
+	// probe, when set, observes the seam calls of the unit's clean build
+	// (see [selection]).
+	probe *mission.Probe
 }
 
 func newUnitMemo(share bool) *unitMemo {

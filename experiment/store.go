@@ -17,7 +17,9 @@ import (
 	"github.com/baton-lab/baton/reports"
 )
 
-// StoreSchema identifies the layout of runs.db. v6 adds the tokens the
+// StoreSchema identifies the layout of runs.db. v7 marks the units taken
+// from their clean twin instead of executed (units.from_twin, in the items
+// view) and keeps each probed clean unit's coverage (coverage). v6 adds the tokens the
 // models read and wrote (tokens_in, tokens_out). v5 splits the sandbox
 // resets into environment and fixture resets and adds the counters of
 // emits, parses, contract checks and attribution steps. v4 stores each fact once
@@ -26,7 +28,7 @@ import (
 // offers views for auditors (items, findings, item_flags, suite_runs,
 // detection_cells). v3 kept one wide row per item, keyed by its place in
 // the plan. An older store is refused, not migrated.
-const StoreSchema = "baton.runs/v6"
+const StoreSchema = "baton.runs/v7"
 
 // ObservationName is the name of the observation run in the designs table
 // of runs.db.
@@ -83,7 +85,13 @@ CREATE TABLE units (
 	trial      INTEGER GENERATED ALWAYS AS (ord % {trials} + 1) VIRTUAL,
 	run_sha256 TEXT NOT NULL,
 	end_sha256 TEXT NOT NULL,
+	from_twin  INTEGER NOT NULL DEFAULT 0,
 	checksum   INTEGER NOT NULL
+);
+CREATE TABLE coverage (
+	unit     INTEGER PRIMARY KEY,
+	builds   TEXT NOT NULL,
+	checksum INTEGER NOT NULL
 );
 CREATE TABLE outcomes (
 	ord                 INTEGER PRIMARY KEY,
@@ -158,7 +166,8 @@ SELECT o.ord AS ord,
 	CASE WHEN d.ord = 0 THEN u.run_sha256 ELSE '' END AS run_sha256,
 	CASE WHEN d.ord = 0 THEN u.end_sha256 ELSE '' END AS end_sha256,
 	coalesce(tr.sha256, '') AS trace_sha256,
-	tr.data IS NOT NULL AS trace_stored
+	tr.data IS NOT NULL AS trace_stored,
+	u.from_twin AS from_twin
 FROM designs d
 JOIN builds b
 JOIN units u ON u.build = b.ord

@@ -42,6 +42,13 @@ type row struct {
 	// slot 0): the unit's units row goes with it.
 	unit         bool
 	unitChecksum int64
+
+	// fromTwin marks the rows of a unit taken from its clean twin, not
+	// executed (see [selection]); probed, on a clean unit's first row, that
+	// coverage lists the builds whose seams could act in the unit.
+	fromTwin bool
+	probed   bool
+	coverage []int
 }
 
 // seal prepares r for the writer: the JSON of its blame and evidence, its
@@ -215,8 +222,8 @@ func (w *writer) close() error {
 }
 
 const (
-	unitColumns    = "ord, run_sha256, end_sha256, checksum"
-	unitParams     = 4
+	unitColumns    = "ord, run_sha256, end_sha256, from_twin, checksum"
+	unitParams     = 5
 	findingColumns = "item, seq, finding"
 	findingParams  = 3
 	// chunk is the rows per multi-row INSERT: one statement step binds
@@ -240,6 +247,7 @@ func insertSQL(table, columns string, params, n int) string {
 type stmts struct {
 	units, outcomes, findings     [2]*sql.Stmt
 	blame, finding, trace, stored *sql.Stmt
+	coverage                      *sql.Stmt
 }
 
 func (w *writer) prepare() (*stmts, error) {
@@ -258,6 +266,7 @@ func (w *writer) prepare() (*stmts, error) {
 		{&st.finding, "INSERT INTO finding_texts(id, rule, message, location, evidence, checksum) VALUES(?, ?, ?, ?, ?, ?)"},
 		{&st.trace, "INSERT INTO traces(id, sha256, size, data, checksum) VALUES(?, ?, ?, ?, ?)"},
 		{&st.stored, "UPDATE traces SET data = ?, checksum = ? WHERE id = ?"},
+		{&st.coverage, "INSERT INTO coverage(unit, builds, checksum) VALUES(?, ?, ?)"},
 	} {
 		s, err := w.s.db.Prepare(p.sql)
 		if err != nil {
@@ -271,7 +280,7 @@ func (w *writer) prepare() (*stmts, error) {
 
 func (st *stmts) close() {
 	for _, s := range []*sql.Stmt{st.units[0], st.units[1], st.outcomes[0], st.outcomes[1], st.findings[0], st.findings[1],
-		st.blame, st.finding, st.trace, st.stored} {
+		st.blame, st.finding, st.trace, st.stored, st.coverage} {
 		if s != nil {
 			s.Close()
 		}
@@ -401,10 +410,13 @@ func (w *writer) flush(st *stmts, rows []row) error {
 	}
 	err = insertChunked(tx, st.units, len(units), &args, func(k int, a []any) []any {
 		r := &rows[units[k]]
-		return append(a, int64(r.ord/w.s.slots), r.item.TraceHash, r.item.EndHash, r.unitChecksum)
+		return append(a, int64(r.ord/w.s.slots), r.item.TraceHash, r.item.EndHash, b2n(r.fromTwin), r.unitChecksum)
 	})
 	if err != nil {
 		return fmt.Errorf("run store writer: units from %s: %w", rows[0].id, err)
+	}
+	if err := insertCoverage(tx.Stmt(st.coverage), rows, w.s.slots); err != nil {
+		return fmt.Errorf("run store writer: coverage from %s: %w", rows[0].id, err)
 	}
 	err = insertChunked(tx, st.outcomes, len(rows), &args, func(k int, a []any) []any {
 		return appendOutcomeArgs(a, &rows[k], rf.blame[k], rf.trace[k])
@@ -583,4 +595,37 @@ func appendStrings(b []byte, ss []string) []byte {
 		b = jsontext.AppendString(b, s, false)
 	}
 	return append(b, ']')
+}
+
+// insertCoverage stores the coverage of the probed clean units among rows.
+func insertCoverage(stmt *sql.Stmt, rows []row, slots int) error {
+	for i := range rows {
+		r := &rows[i]
+		if !r.probed {
+			continue
+		}
+		u := int64(r.ord / slots)
+		b := appendInts(nil, r.coverage)
+		if _, err := stmt.Exec(u, string(b), coverageChecksum(u, b)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendInts appends xs as a JSON array.
+func appendInts(b []byte, xs []int) []byte {
+	b = append(b, '[')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(x), 10)
+	}
+	return append(b, ']')
+}
+
+func coverageChecksum(unit int64, builds []byte) int64 {
+	b := binary.AppendVarint([]byte{'v'}, unit)
+	return checksum(append(b, builds...))
 }

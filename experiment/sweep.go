@@ -305,6 +305,11 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 		}
 		return unit{}, false
 	}
+	sel, err := newSelection(pl, s, done)
+	if err != nil {
+		w.close()
+		return err
+	}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -313,6 +318,10 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 			memo := newUnitMemo(!opt.noShare)
 			var rows []row
 			var scratch []byte
+			var probe *mission.Probe
+			if sel != nil {
+				probe = sel.newProbe()
+			}
 			defer func() {
 				if len(rows) > 0 {
 					w.send(rows) // finished items are kept even when cancelled
@@ -324,6 +333,19 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 					break
 				}
 				memo.reset()
+				if sel != nil && u.build > 0 {
+					if taken, ok := sel.take(ctx, u, done, sample, !opt.SampleTracesOnly, &scratch); ok {
+						if rows = append(rows, taken...); len(rows) >= sendRows {
+							w.send(rows)
+							rows = nil
+						}
+						continue
+					}
+				}
+				start := len(rows)
+				if sel != nil && u.build == 0 {
+					memo.probe = sel.probing(u, probe, done)
+				}
 				for slot := range pl.slots() {
 					if done.has(itemIndex(pl, u.index, slot)) {
 						continue
@@ -344,6 +366,10 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 					}
 					out.row.seal(u, &scratch)
 					rows = append(rows, out.row)
+				}
+				if sel != nil && u.build == 0 {
+					sel.finish(u, rows[start:], memo.probe)
+					memo.probe = nil
 				}
 				// Rows go to the writer sendRows at a time: a hand-over to a
 				// writer waiting on another core wakes it, a system call.

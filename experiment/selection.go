@@ -1,0 +1,253 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/baton-lab/baton/designs"
+	"github.com/baton-lab/baton/mission"
+)
+
+// selection decides which mutant units a sweep executes (protocol key
+// selection: coverage). A mutated run is its clean twin until one of the
+// mutant's seams acts; so while each clean unit executes, a probe
+// ([mission.Probe]) asks every candidate mutant's seams each seam call the
+// unit makes, and records the mutants that could have changed one. A
+// mutant unit whose twin no seam of the mutant reached is not executed:
+// its rows are the twin's, with the build replaced, and units.from_twin
+// marks it in runs.db. Replay executes any of them.
+//
+// Why that is exact, and what else could differ: a build reaches a run
+// only through its seams ([mission.Build] holds nothing else, and the
+// engine reads nothing else of it), and a run is a deterministic function
+// of the scenario, the seed, the environment, the inputs and what its seam
+// calls return (model answers are cached per request, so the same request
+// gets the same answer). What a build changes outside its seams is not
+// probed, so the build is always executed: a build whose team re-recorded
+// its goldens (BuildSpec.Rebaseline), which design A.wire and the golden
+// designs score against, and the clean build itself. Slips and faults
+// belong to the environment, the same for every build. The oracle of a
+// taken item records nothing: no seam reached, and slips, faults and
+// redeliveries are the twin's. A taken item whose trace bytes the run
+// would keep (a sampled item) is executed, since the twin's bytes are not
+// held; a flagged one takes the twin's trace hash.
+type selection struct {
+	pl       *plan
+	eligible []bool // per build: may be taken from its twin
+	cands    []int  // the eligible builds, in the probe's candidate order
+	twins    []twin // per clean unit
+}
+
+// twin is what a mutant unit needs of its clean twin: its rows and its
+// coverage, known once ready is closed.
+type twin struct {
+	ready  chan struct{}
+	ok     bool   // probed and complete: rows and covers hold
+	covers []bool // per build
+	rows   []row  // per slot
+}
+
+// newSelection returns the sweep's selection, nil when every unit is
+// executed. done is what the store held when the session started: a clean
+// unit stored with its coverage is ready, one stored in part is never
+// probed (its mutant units execute).
+func newSelection(pl *plan, s *store, done bitset) (*selection, error) {
+	if pl.proto.SelectionMode() != SelectCoverage {
+		return nil, nil
+	}
+	sel := &selection{pl: pl, eligible: make([]bool, len(pl.builds))}
+	for i, b := range pl.builds {
+		if i > 0 && b.Rebaseline == "" {
+			sel.eligible[i] = true
+			sel.cands = append(sel.cands, i)
+		}
+	}
+	if len(sel.cands) == 0 {
+		return nil, nil
+	}
+	n := len(pl.scenarios) * pl.trials
+	sel.twins = make([]twin, n)
+	stored := false
+	for i := range sel.twins {
+		tw := &sel.twins[i]
+		tw.ready = make(chan struct{})
+		switch k := storedSlots(pl, done, i); {
+		case k == pl.slots():
+			stored = true
+		case k > 0:
+			close(tw.ready) // stored in part: never probed
+		}
+	}
+	if stored {
+		if err := sel.readTwins(s, done); err != nil {
+			return nil, fmt.Errorf("read clean twins: %w", err)
+		}
+	}
+	return sel, nil
+}
+
+// storedSlots counts the stored items of unit u.
+func storedSlots(pl *plan, done bitset, u int) int {
+	k := 0
+	for slot := range pl.slots() {
+		if done.has(itemIndex(pl, u, slot)) {
+			k++
+		}
+	}
+	return k
+}
+
+// readTwins readies the clean units the store holds whole: with their
+// coverage when it was recorded, else as never probed.
+func (sel *selection) readTwins(s *store, done bitset) error {
+	pl := sel.pl
+	covered := map[int][]int{}
+	err := eachRow(s.db, "SELECT unit, builds, checksum FROM coverage", func(scan func(...any) error) error {
+		var (
+			unit, sum int64
+			builds    string
+		)
+		if err := scan(&unit, &builds, &sum); err != nil {
+			return err
+		}
+		if coverageChecksum(unit, []byte(builds)) != sum {
+			return damaged("coverage row %d does not match its checksum", unit)
+		}
+		var bs []int
+		if err := json.Unmarshal([]byte(builds), &bs); err != nil {
+			return damaged("coverage row %d: %v", unit, err)
+		}
+		covered[int(unit)] = bs
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	nm, err := s.checked()
+	if err != nil {
+		return err
+	}
+	rows := map[int][]row{}
+	err = s.scan(nm, "o.ord < ?", []any{int64(len(sel.twins) * pl.slots())}, func(it *storedItem) error {
+		if _, ok := covered[it.unit]; ok {
+			rows[it.unit] = append(rows[it.unit], storedRow(it))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i := range sel.twins {
+		tw := &sel.twins[i]
+		if storedSlots(pl, done, i) != pl.slots() {
+			continue
+		}
+		if bs, ok := covered[i]; ok && len(rows[i]) == pl.slots() {
+			tw.ok, tw.rows, tw.covers = true, rows[i], make([]bool, len(pl.builds))
+			for _, b := range bs {
+				if b >= 0 && b < len(tw.covers) {
+					tw.covers[b] = true
+				}
+			}
+		}
+		close(tw.ready)
+	}
+	return nil
+}
+
+// storedRow is a stored item as a twin's row.
+func storedRow(it *storedItem) row {
+	return row{ord: it.ord, item: it.item, findings: append([]designs.Finding(nil), it.findings...),
+		traceSHA: it.traceSHA, traceLen: it.traceSize}
+}
+
+// newProbe returns a probe of the candidate mutants for one worker: each
+// switched on with an oracle of the probe's own.
+func (sel *selection) newProbe() *mission.Probe {
+	builds := make([]mission.Build, len(sel.cands))
+	for i, b := range sel.cands {
+		builds[i] = sel.pl.builds[b].Switch(&mission.Oracle{})
+	}
+	return mission.NewProbe(builds)
+}
+
+// probing returns p, reset, when clean unit u is to be probed (no item of
+// it was stored before), else nil.
+func (sel *selection) probing(u unit, p *mission.Probe, done bitset) *mission.Probe {
+	if u.build != 0 || storedSlots(sel.pl, done, u.index) > 0 {
+		return nil
+	}
+	p.Reset()
+	return p
+}
+
+// finish readies clean unit u's twin from the rows its session evaluated
+// (one per slot when complete) and, when p probed it, marks the first row
+// with the coverage to store.
+func (sel *selection) finish(u unit, rows []row, p *mission.Probe) {
+	tw := &sel.twins[u.index]
+	select {
+	case <-tw.ready:
+		return // stored before: readied when the session started
+	default:
+	}
+	defer close(tw.ready)
+	if p == nil || len(rows) != sel.pl.slots() {
+		return
+	}
+	tw.covers = make([]bool, len(sel.pl.builds))
+	cov := []int{}
+	for i, b := range sel.cands {
+		if p.Covers(i) {
+			tw.covers[b] = true
+			cov = append(cov, b)
+		}
+	}
+	rows[0].probed, rows[0].coverage = true, cov
+	tw.rows = make([]row, len(rows))
+	for i, r := range rows {
+		tw.rows[i] = row{ord: r.ord, item: r.item, findings: r.findings, traceSHA: r.traceSHA, traceLen: r.traceLen}
+	}
+	tw.ok = true
+}
+
+// take returns mutant unit u's rows taken from its clean twin, sealed, or
+// false when u must be executed: its build is not eligible, an item of it
+// is stored already, the twin was not probed or a seam of the build could
+// act in it, or an item keeps its trace bytes. It waits for the twin.
+func (sel *selection) take(ctx context.Context, u unit, done bitset, sample float64, flagged bool, scratch *[]byte) ([]row, bool) {
+	pl := sel.pl
+	if !sel.eligible[u.build] || storedSlots(pl, done, u.index) > 0 {
+		return nil, false
+	}
+	tw := &sel.twins[u.index%len(sel.twins)]
+	select {
+	case <-tw.ready:
+	case <-ctx.Done():
+		return nil, false
+	}
+	if !tw.ok || tw.covers[u.build] {
+		return nil, false
+	}
+	b, sc := pl.builds[u.build].Info, pl.scenarios[u.scenario]
+	out := make([]row, len(tw.rows))
+	for slot, t := range tw.rows {
+		r := row{ord: itemIndex(pl, u.index, slot), item: t.item, findings: t.findings, fromTwin: true}
+		r.item.Build, r.item.Class, r.item.Location = b.ID, b.Class, b.Location
+		r.id = ItemID(b.ID, r.item.Design, sc.ID, u.trial)
+		o := outcome{row: r}
+		switch o.keepTrace(pl.seed, sample, flagged) {
+		case keepBytes:
+			return nil, false
+		case keepHash:
+			if t.traceSHA == "" {
+				return nil, false
+			}
+			r.traceSHA, r.traceLen = t.traceSHA, t.traceLen
+		}
+		r.seal(u, scratch)
+		out[slot] = r
+	}
+	return out, true
+}
