@@ -212,26 +212,28 @@ func (sel *selection) finish(u unit, rows []row, p *mission.Probe) {
 	tw.ok = true
 }
 
-// take returns mutant unit u's rows taken from its clean twin, sealed, or
-// false when u must be executed: its build is not eligible, an item of it
-// is stored already, the twin was not probed or a seam of the build could
-// act in it, or an item keeps its trace bytes. It waits for the twin.
-func (sel *selection) take(ctx context.Context, u unit, done bitset, sample float64, flagged bool, scratch *[]byte) ([]row, bool) {
+// take returns the rows of mutant unit u taken from its clean twin,
+// sealed, one per slot; a slot to execute has none (ok false). It takes
+// nothing when its build is not eligible, an item of u is stored already,
+// the twin was not probed or a seam of the build could act in it; of the
+// rest it takes every item but those whose trace bytes the run keeps (a
+// sampled item: the twin's bytes are not held). It waits for the twin.
+func (sel *selection) take(ctx context.Context, u unit, done bitset, sample float64, flagged bool, scratch *[]byte) []takenRow {
 	pl := sel.pl
 	if !sel.eligible[u.build] || storedSlots(pl, done, u.index) > 0 {
-		return nil, false
+		return nil
 	}
 	tw := &sel.twins[u.index%len(sel.twins)]
 	select {
 	case <-tw.ready:
 	case <-ctx.Done():
-		return nil, false
+		return nil
 	}
 	if !tw.ok || tw.covers[u.build] {
-		return nil, false
+		return nil
 	}
 	b, sc := pl.builds[u.build].Info, pl.scenarios[u.scenario]
-	out := make([]row, len(tw.rows))
+	out := make([]takenRow, len(tw.rows))
 	for slot, t := range tw.rows {
 		r := row{ord: itemIndex(pl, u.index, slot), item: t.item, findings: t.findings, fromTwin: true}
 		r.item.Build, r.item.Class, r.item.Location = b.ID, b.Class, b.Location
@@ -239,15 +241,21 @@ func (sel *selection) take(ctx context.Context, u unit, done bitset, sample floa
 		o := outcome{row: r}
 		switch o.keepTrace(pl.seed, sample, flagged) {
 		case keepBytes:
-			return nil, false
+			continue
 		case keepHash:
 			if t.traceSHA == "" {
-				return nil, false
+				continue
 			}
 			r.traceSHA, r.traceLen = t.traceSHA, t.traceLen
 		}
 		r.seal(u, scratch)
-		out[slot] = r
+		out[slot] = takenRow{r, true}
 	}
-	return out, true
+	return out
+}
+
+// takenRow is a slot's row taken from the twin, when ok.
+type takenRow struct {
+	row row
+	ok  bool
 }

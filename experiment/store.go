@@ -17,9 +17,9 @@ import (
 	"github.com/baton-lab/baton/reports"
 )
 
-// StoreSchema identifies the layout of runs.db. v7 marks the units taken
-// from their clean twin instead of executed (units.from_twin, in the items
-// view) and keeps each probed clean unit's coverage (coverage). v6 adds the tokens the
+// StoreSchema identifies the layout of runs.db. v7 marks the items taken
+// from their clean twin instead of executed (outcomes.from_twin, in the
+// items view) and keeps each probed clean unit's coverage (coverage). v6 adds the tokens the
 // models read and wrote (tokens_in, tokens_out). v5 splits the sandbox
 // resets into environment and fixture resets and adds the counters of
 // emits, parses, contract checks and attribution steps. v4 stores each fact once
@@ -85,7 +85,6 @@ CREATE TABLE units (
 	trial      INTEGER GENERATED ALWAYS AS (ord % {trials} + 1) VIRTUAL,
 	run_sha256 TEXT NOT NULL,
 	end_sha256 TEXT NOT NULL,
-	from_twin  INTEGER NOT NULL DEFAULT 0,
 	checksum   INTEGER NOT NULL
 );
 CREATE TABLE coverage (
@@ -121,6 +120,7 @@ CREATE TABLE outcomes (
 	match_name_only     INTEGER NOT NULL,
 	match_order_ignored INTEGER NOT NULL,
 	trace               INTEGER,
+	from_twin           INTEGER NOT NULL DEFAULT 0,
 	checksum            INTEGER NOT NULL
 );
 CREATE TABLE blames (
@@ -167,7 +167,7 @@ SELECT o.ord AS ord,
 	CASE WHEN d.ord = 0 THEN u.end_sha256 ELSE '' END AS end_sha256,
 	coalesce(tr.sha256, '') AS trace_sha256,
 	tr.data IS NOT NULL AS trace_stored,
-	u.from_twin AS from_twin
+	o.from_twin AS from_twin
 FROM designs d
 JOIN builds b
 JOIN units u ON u.build = b.ord

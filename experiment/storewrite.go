@@ -43,8 +43,7 @@ type row struct {
 	unit         bool
 	unitChecksum int64
 
-	// fromTwin marks the rows of a unit taken from its clean twin, not
-	// executed (see [selection]); probed, on a clean unit's first row, that
+	// fromTwin marks a row taken from its clean twin, not executed (see [selection]); probed, on a clean unit's first row, that
 	// coverage lists the builds whose seams could act in the unit.
 	fromTwin bool
 	probed   bool
@@ -222,8 +221,8 @@ func (w *writer) close() error {
 }
 
 const (
-	unitColumns    = "ord, run_sha256, end_sha256, from_twin, checksum"
-	unitParams     = 5
+	unitColumns    = "ord, run_sha256, end_sha256, checksum"
+	unitParams     = 4
 	findingColumns = "item, seq, finding"
 	findingParams  = 3
 	// chunk is the rows per multi-row INSERT: one statement step binds
@@ -232,8 +231,8 @@ const (
 )
 
 var (
-	outcomeColumns = "ord, flags, blame, " + costNames("") + ", wall_ns, reached, match_n, match_exact, match_name_only, match_order_ignored, trace, checksum"
-	outcomeParams  = 11 + len(costColumns)
+	outcomeColumns = "ord, flags, blame, " + costNames("") + ", wall_ns, reached, match_n, match_exact, match_name_only, match_order_ignored, trace, from_twin, checksum"
+	outcomeParams  = 12 + len(costColumns)
 )
 
 // insertSQL returns a multi-row INSERT of n rows.
@@ -410,7 +409,7 @@ func (w *writer) flush(st *stmts, rows []row) error {
 	}
 	err = insertChunked(tx, st.units, len(units), &args, func(k int, a []any) []any {
 		r := &rows[units[k]]
-		return append(a, int64(r.ord/w.s.slots), r.item.TraceHash, r.item.EndHash, b2n(r.fromTwin), r.unitChecksum)
+		return append(a, int64(r.ord/w.s.slots), r.item.TraceHash, r.item.EndHash, r.unitChecksum)
 	})
 	if err != nil {
 		return fmt.Errorf("run store writer: units from %s: %w", rows[0].id, err)
@@ -556,7 +555,7 @@ func appendOutcomeArgs(args []any, r *row, blame, trace int64) []any {
 		args = append(args, i(*c.get(&it.Cost)))
 	}
 	return append(args, it.WallNS, i(it.Reached),
-		i(it.MatchN), i(it.MatchExact), i(it.MatchNameOnly), i(it.MatchOrderIgnored), tr, r.checksum)
+		i(it.MatchN), i(it.MatchExact), i(it.MatchNameOnly), i(it.MatchOrderIgnored), tr, b2n(r.fromTwin), r.checksum)
 }
 
 // flagBits packs an item's booleans as outcomes.flags holds them: flagged

@@ -333,14 +333,9 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 					break
 				}
 				memo.reset()
+				var taken []takenRow
 				if sel != nil && u.build > 0 {
-					if taken, ok := sel.take(ctx, u, done, sample, !opt.SampleTracesOnly, &scratch); ok {
-						if rows = append(rows, taken...); len(rows) >= sendRows {
-							w.send(rows)
-							rows = nil
-						}
-						continue
-					}
+					taken = sel.take(ctx, u, done, sample, !opt.SampleTracesOnly, &scratch)
 				}
 				start := len(rows)
 				if sel != nil && u.build == 0 {
@@ -348,6 +343,10 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 				}
 				for slot := range pl.slots() {
 					if done.has(itemIndex(pl, u.index, slot)) {
+						continue
+					}
+					if taken != nil && taken[slot].ok {
+						rows = append(rows, taken[slot].row)
 						continue
 					}
 					out, err := pl.evaluate(ctx, u, slot, memo)
