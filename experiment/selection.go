@@ -7,6 +7,7 @@ import (
 
 	"github.com/baton-lab/baton/designs"
 	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/reports"
 )
 
 // selection decides which mutant units a sweep executes (protocol key
@@ -258,4 +259,17 @@ func (sel *selection) take(ctx context.Context, u unit, done bitset, sample floa
 type takenRow struct {
 	row row
 	ok  bool
+}
+
+// selectionUse fills sel's counts from the stored items.
+func (s *store) selectionUse(sel *reports.Selection) error {
+	q := `SELECT count(*), coalesce(sum(from_twin), 0), coalesce(sum(CASE WHEN from_twin = 1 THEN model_calls END), 0),
+		coalesce(sum(CASE WHEN from_twin = 1 THEN tokens END), 0),
+		(SELECT count(*) FROM units), (SELECT count(*) FROM (SELECT ord / ? AS u FROM outcomes GROUP BY u HAVING min(from_twin) = 0))
+		FROM outcomes`
+	err := s.db.QueryRow(q, s.slots).Scan(&sel.Items, &sel.ItemsTaken, &sel.ModelCallsAvoided, &sel.TokensAvoided, &sel.Units, &sel.UnitsExecuted)
+	if err != nil {
+		return fmt.Errorf("count the items taken from clean twins: %w", err)
+	}
+	return nil
 }

@@ -201,6 +201,10 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	}
 
 	man.Models, man.ModelUse = pl.cores.provenance(man.Models), pl.cores.addUse(man.ModelUse)
+	man.Selection = &reports.Selection{Mode: pl.proto.SelectionMode().String()}
+	if opt.Remote != nil && pl.proto.SelectionMode() == SelectCoverage {
+		man.Selection.Mode, man.Selection.Note = SelectOff.String(), "a distributed run (--nats) executes every unit"
+	}
 	keptTrace := func(build, id string) bool {
 		return build == reports.CleanBuild || sampled(pl.seed, id, sample)
 	}
@@ -418,6 +422,12 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 	r.SetBaton(man.Baton)
 	r.SetModelUse(man.ModelUse)
 	r.SetMutationSources(pl.mutationSources())
+	if man.Selection != nil {
+		if err := s.selectionUse(man.Selection); err != nil {
+			return nil, err
+		}
+		r.SetSelection(man.Selection)
+	}
 	annotate(r, pl, man)
 	r.Infrastructure = failed
 	counts, err := pl.observeMistakes(context.Background())
