@@ -84,6 +84,9 @@ type Options struct {
 	// noShare executes every run of every item, sharing none within a
 	// unit (tests compare both ways).
 	noShare bool
+	// noSelection executes every unit whatever the protocol's selection
+	// (tests compare both ways on the same protocol file).
+	noSelection bool
 }
 
 // stack returns the stack the options run.
@@ -202,6 +205,9 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 
 	man.Models, man.ModelUse = pl.cores.provenance(man.Models), pl.cores.addUse(man.ModelUse)
 	man.Selection = &reports.Selection{Mode: pl.proto.SelectionMode().String()}
+	if opt.noSelection {
+		man.Selection.Mode = SelectOff.String()
+	}
 	if opt.Remote != nil && pl.proto.SelectionMode() == SelectCoverage {
 		man.Selection.Mode, man.Selection.Note = SelectOff.String(), "a distributed run (--nats) executes every unit"
 	}
@@ -309,10 +315,13 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 		}
 		return unit{}, false
 	}
-	sel, err := newSelection(pl, s, done)
-	if err != nil {
-		w.close()
-		return err
+	var sel *selection
+	if !opt.noSelection {
+		var err error
+		if sel, err = newSelection(pl, s, done); err != nil {
+			w.close()
+			return err
+		}
 	}
 	var wg sync.WaitGroup
 	for range workers {
