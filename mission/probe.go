@@ -180,8 +180,9 @@ func (s probeSeams) Decide(agent Agent, kind, item, choice string) string {
 }
 
 func (s probeSeams) ToolArgs(agent Agent, tool, item string, args sandbox.Args) {
+	o := objectCopy{obj: args}
 	s.p.ask(Place{Hook: HookToolArgs, Agent: agent}, func(c Seams) bool {
-		return ChangesObject(args, func(cp map[string]any) { c.ToolArgs(agent, tool, item, cp) })
+		return o.changedBy(func(cp map[string]any) { c.ToolArgs(agent, tool, item, cp) })
 	})
 }
 
@@ -193,14 +194,16 @@ func (s probeSeams) RetryKey(agent Agent, tool, item, key string, attempt int) s
 }
 
 func (s probeSeams) Emit(e Edge, msg map[string]any) {
+	o := objectCopy{obj: msg}
 	s.p.ask(Place{Hook: HookEmit, Edge: e}, func(c Seams) bool {
-		return ChangesObject(msg, func(cp map[string]any) { c.Emit(e, cp) })
+		return o.changedBy(func(cp map[string]any) { c.Emit(e, cp) })
 	})
 }
 
 func (s probeSeams) Parse(e Edge, msg map[string]any) {
+	o := objectCopy{obj: msg}
 	s.p.ask(Place{Hook: HookParse, Edge: e}, func(c Seams) bool {
-		return ChangesObject(msg, func(cp map[string]any) { c.Parse(e, cp) })
+		return o.changedBy(func(cp map[string]any) { c.Parse(e, cp) })
 	})
 }
 
@@ -229,19 +232,77 @@ func equalAgents(a, b []Agent) bool {
 	return true
 }
 
-// ChangesObject reports whether hook changes obj: it calls hook on a deep
-// copy of obj and compares the copy with obj. This is the one place that
-// knows how a message or a tool call's arguments are represented when a
-// seam receives them. A nil obj is handed on as nil.
-func ChangesObject(obj map[string]any, hook func(map[string]any)) bool {
-	if obj == nil {
-		var cp map[string]any
-		hook(cp)
+// objectCopy is how a probe asks seams about one message or one tool
+// call's arguments: each seam acts on a deep copy, compared with the
+// original after. This is the one place that knows how these objects are
+// represented when a seam receives them. A copy a seam left equal serves
+// the next seam; a nil object is handed on as nil.
+type objectCopy struct {
+	obj, cp map[string]any
+}
+
+// changedBy reports whether hook changes the object.
+func (o *objectCopy) changedBy(hook func(map[string]any)) bool {
+	if o.obj == nil {
+		hook(nil)
 		return false
 	}
-	cp := cloneObject(obj)
+	cp := o.cp
+	o.cp = nil // a hook that panics leaves no copy behind
+	if cp == nil {
+		cp = cloneObject(o.obj)
+	}
 	hook(cp)
-	return !reflect.DeepEqual(cp, obj)
+	if !equalObject(cp, o.obj) {
+		return true
+	}
+	o.cp = cp
+	return false
+}
+
+func equalObject(a, b map[string]any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, va := range a {
+		vb, ok := b[k]
+		if !ok || !equalValue(va, vb) {
+			return false
+		}
+	}
+	return true
+}
+
+// equalValue is reflect.DeepEqual, quicker on what messages hold.
+func equalValue(a, b any) bool {
+	switch x := a.(type) {
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case float64:
+		y, ok := b.(float64)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case nil:
+		return b == nil
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		return ok && (x == nil) == (y == nil) && equalObject(x, y)
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) || (x == nil) != (y == nil) {
+			return false
+		}
+		for i := range x {
+			if !equalValue(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 func cloneObject(m map[string]any) map[string]any {

@@ -1,6 +1,7 @@
 package mutants
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -112,5 +113,45 @@ func TestProbeMissCaught(t *testing.T) {
 	want := []string{"misplaced on " + s.scs[0].ID, "misplaced on " + s.scs[1].ID}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("misses (-want +got):\n%s", d)
+	}
+}
+
+// BenchmarkProbe is a clean run of every scenario, plain and under a
+// probe of the default catalogue or of it and the whole generated space:
+// the probe's cost per clean unit's integrated run.
+func BenchmarkProbe(b *testing.B) {
+	cat, err := Default(invoice.Spec())
+	if err != nil {
+		b.Fatal(err)
+	}
+	space, _, err := Space(invoice.Spec())
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := newSuite(b)
+	for _, bc := range []struct {
+		name string
+		muts []*Mutant
+	}{{"plain", nil}, {"catalogue", cat.Mutants}, {"catalogue+space", append(append([]*Mutant(nil), cat.Mutants...), space.Mutants...)}} {
+		b.Run(fmt.Sprintf("%s/%d", bc.name, len(bc.muts)), func(b *testing.B) {
+			cands := make([]mission.Build, len(bc.muts))
+			for i, m := range bc.muts {
+				cands[i] = m.Switch(&mission.Oracle{})
+			}
+			p := mission.NewProbe(cands)
+			build := mission.Clean()
+			if bc.muts != nil {
+				build = p.Build(nil)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				for sc := range s.scs {
+					p.Reset()
+					if _, err := s.m.Run(context.Background(), build, s.scs[sc], uint64(sc+1), noisy); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
 	}
 }
