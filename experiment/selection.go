@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/baton-lab/baton/designs"
 	"github.com/baton-lab/baton/mission"
@@ -21,7 +22,8 @@ import (
 //
 // Why that is exact, and what else could differ: a build reaches a run
 // only through its seams ([mission.Build] holds nothing else, and the
-// engine reads nothing else of it), and a run is a deterministic function
+// engine reads nothing else of it; a mission not made by mission.New is
+// never selected on, see [mission.SeamsOnly]), and a run is a deterministic function
 // of the scenario, the seed, the environment, the inputs and what its seam
 // calls return (model answers are cached per request, so the same request
 // gets the same answer). What a build changes outside its seams is not
@@ -49,14 +51,25 @@ type twin struct {
 	rows   []row  // per slot
 }
 
-// newSelection returns the sweep's selection, nil when every unit is
-// executed. done is what the store held when the session started: a clean
+// selectionOf is the selection a sweep applies, and why it is off when
+// the protocol asks for coverage.
+func selectionOf(pl *plan, opt Options) (Selection, string) {
+	switch {
+	case pl.proto.SelectionMode() == SelectOff:
+		return SelectOff, ""
+	case opt.noSelection:
+		return SelectOff, "every unit executed on request"
+	case !mission.SeamsOnly(pl.mission):
+		return SelectOff, "the mission is not made by mission.New, so no probe of its seams sees all a build changes"
+	}
+	return SelectCoverage, ""
+}
+
+// newSelection returns the sweep's coverage selection, nil when no build
+// could be taken from its twin. done is what the store held when the session started: a clean
 // unit stored with its coverage is ready, one stored in part is never
 // probed (its mutant units execute).
 func newSelection(pl *plan, s *store, done bitset) (*selection, error) {
-	if pl.proto.SelectionMode() != SelectCoverage {
-		return nil, nil
-	}
 	sel := &selection{pl: pl, eligible: make([]bool, len(pl.builds))}
 	for i, b := range pl.builds {
 		if i > 0 && b.Rebaseline == "" {
@@ -272,4 +285,65 @@ func (s *store) selectionUse(sel *reports.Selection) error {
 		return fmt.Errorf("count the items taken from clean twins: %w", err)
 	}
 	return nil
+}
+
+// remoteSelect is coverage selection for a distributed sweep: the
+// coordinator executes the clean units itself, probing them, then stores
+// the mutant units taken whole from their twins, and marks both done in
+// ses.done, so that only the units left are handed out. It returns the
+// items stored before the hand-out.
+func remoteSelect(ctx context.Context, ses *session, lv *live, sample float64, opt Options) (int, error) {
+	pl, s, done := ses.pl, ses.s, ses.done
+	sel, err := newSelection(pl, s, done)
+	if err != nil || sel == nil {
+		return ses.skipped, err
+	}
+	clean := len(sel.twins) * pl.slots()
+	if err := sweepUnits(ctx, pl, s, done, ses.skipped, ses.man.Workers, sample, lv, opt, sel, len(sel.twins)); err != nil {
+		return 0, err
+	}
+	skipped := ses.skipped
+	for i := range clean {
+		if !done.has(i) {
+			done.set(i)
+			skipped++
+		}
+	}
+	var progress func(int)
+	if opt.Progress != nil {
+		from := skipped
+		progress = func(n int) { opt.Progress(from+n, pl.total()) }
+	}
+	var observe func([]row) error
+	if lv != nil {
+		observe = lv.observe
+	}
+	w := s.startWriter(opt.Batch, progress, observe)
+	var (
+		rows    []row
+		scratch []byte
+	)
+	for i := len(sel.twins); i < pl.units() && ctx.Err() == nil; i++ {
+		u := pl.unitAt(i)
+		taken := sel.take(ctx, u, done, sample, !opt.SampleTracesOnly, &scratch)
+		if taken == nil || slices.ContainsFunc(taken, func(t takenRow) bool { return !t.ok }) {
+			continue // handed out whole
+		}
+		for slot, t := range taken {
+			rows = append(rows, t.row)
+			done.set(itemIndex(pl, i, slot))
+			skipped++
+		}
+		if len(rows) >= sendRows {
+			w.send(rows)
+			rows = nil
+		}
+	}
+	if len(rows) > 0 {
+		w.send(rows)
+	}
+	if err := w.close(); err != nil {
+		return 0, err
+	}
+	return skipped, ctx.Err()
 }

@@ -157,3 +157,50 @@ func TestSelectionResume(t *testing.T) {
 		t.Errorf("items taken from the twin: resumed %d, uninterrupted %d", got, want)
 	}
 }
+
+// TestSelectionRemote runs the small protocol through workers in this
+// process: the coordinator executes the clean units and hands out only the
+// mutant units that cannot be taken from their twins, with the local
+// run's results.
+func TestSelectionRemote(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the small protocol twice")
+	}
+	st := realStack(t)
+	sum, local, err := runProtocol(t, st, smallProtocol, Options{Workers: 2})
+	finished(t, err)
+	remote := &loopRemote{st: st, workers: 2, dir: t.TempDir()}
+	rsum, dir, err := runProtocol(t, st, smallProtocol, Options{Remote: remote})
+	finished(t, err)
+	if !bytes.Equal(readFile(t, filepath.Join(local, ResultsFile)), readFile(t, filepath.Join(dir, ResultsFile))) {
+		t.Error("results.json differs between the local and the remote sweep")
+	}
+	if d := cmp.Diff(storedRows(t, local), storedRows(t, dir)); d != "" {
+		t.Errorf("stored rows differ (-local +remote):\n%s", d)
+	}
+	cleanItems := sum.Items / 4 // the clean build and three mutants
+	taken := takenCount(t, dir)
+	if taken == 0 || remote.stored != sum.Items-cleanItems-taken {
+		t.Errorf("workers stored %d items, %d were taken; want the %d items neither clean nor taken", remote.stored, taken, sum.Items-cleanItems-taken)
+	}
+	if sel := rsum.Manifest.Selection; sel == nil || sel.Mode != "coverage" || sel.ItemsTaken != taken {
+		t.Errorf("manifest selection = %+v, want coverage with %d items taken", sel, taken)
+	}
+}
+
+func TestSeamsOnly(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		m    mission.Mission
+		want bool
+	}{
+		{"invoice, a wrapper that unwraps", invoice.New(), true},
+		{"triage", triage.New(), true},
+		{"a fake: runs depend on scenario and seed only", fakeMission{}, false},
+		{"a wrapper that does not unwrap", struct{ mission.Mission }{invoice.New()}, false},
+	} {
+		if got := mission.SeamsOnly(tc.m); got != tc.want {
+			t.Errorf("%s: SeamsOnly = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -204,12 +204,10 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	}
 
 	man.Models, man.ModelUse = pl.cores.provenance(man.Models), pl.cores.addUse(man.ModelUse)
-	man.Selection = &reports.Selection{Mode: pl.proto.SelectionMode().String()}
-	if opt.noSelection {
-		man.Selection.Mode = SelectOff.String()
-	}
-	if opt.Remote != nil && pl.proto.SelectionMode() == SelectCoverage {
-		man.Selection.Mode, man.Selection.Note = SelectOff.String(), "a distributed run (--nats) executes every unit"
+	mode, note := selectionOf(pl, opt)
+	man.Selection = &reports.Selection{Mode: mode.String(), Note: note}
+	if opt.Remote != nil && mode == SelectCoverage {
+		man.Selection.Note = "distributed: the coordinator executes the clean units, probing them, and hands out the mutant units to execute"
 	}
 	keptTrace := func(build, id string) bool {
 		return build == reports.CleanBuild || sampled(pl.seed, id, sample)
@@ -276,6 +274,19 @@ const sendRows = 64
 // sweep runs every item not yet stored; live, if not nil, is handed every
 // row as the writer receives it.
 func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, workers int, sample float64, live *live, opt Options) error {
+	var sel *selection
+	if mode, _ := selectionOf(pl, opt); mode == SelectCoverage {
+		var err error
+		if sel, err = newSelection(pl, s, done); err != nil {
+			return err
+		}
+	}
+	return sweepUnits(ctx, pl, s, done, skipped, workers, sample, live, opt, sel, pl.units())
+}
+
+// sweepUnits runs the items not yet stored of the first units units,
+// taking from their clean twins what sel, if not nil, allows.
+func sweepUnits(ctx context.Context, pl *plan, s *store, done bitset, skipped, workers int, sample float64, live *live, opt Options, sel *selection, units int) error {
 	total := pl.total()
 	var progress func(int)
 	if opt.Progress != nil {
@@ -304,7 +315,7 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 	next := func() (unit, bool) {
 		for ctx.Err() == nil {
 			i := int(cursor.Add(1) - 1)
-			if i >= pl.units() {
+			if i >= units {
 				break
 			}
 			for slot := range pl.slots() {
@@ -315,14 +326,7 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 		}
 		return unit{}, false
 	}
-	var sel *selection
-	if !opt.noSelection {
-		var err error
-		if sel, err = newSelection(pl, s, done); err != nil {
-			w.close()
-			return err
-		}
-	}
+
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)

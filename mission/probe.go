@@ -360,3 +360,23 @@ func cloneValue(v any) any {
 	}
 	return v
 }
+
+// SeamsOnly reports whether m reads a build through its seams alone: a
+// mission made by [New] does, and so does a wrapper of one that says so
+// with an Unwrap method (it adds methods, it runs builds through the
+// mission it wraps). Another implementation of [Mission] could tell builds
+// apart some other way (by identity, say), which no probe of seam calls
+// sees.
+func SeamsOnly(m Mission) bool {
+	for m != nil {
+		switch x := m.(type) {
+		case *engine:
+			return true
+		case interface{ Unwrap() Mission }:
+			m = x.Unwrap()
+		default:
+			return false
+		}
+	}
+	return false
+}
