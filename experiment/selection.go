@@ -1,9 +1,12 @@
 package experiment
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/baton-lab/baton/designs"
@@ -43,12 +46,62 @@ type selection struct {
 }
 
 // twin is what a mutant unit needs of its clean twin: its rows and its
-// coverage, known once ready is closed.
+// coverage, known once ready is closed. The rows are kept as gzipped
+// JSON (some 1 KB a unit, against 5 KB as rows): every clean unit's are
+// held until the sweep ends, and the collector's target multiplies what
+// stays live.
 type twin struct {
 	ready  chan struct{}
 	ok     bool   // probed and complete: rows and covers hold
 	covers []bool // per build
-	rows   []row  // per slot
+	rows   []byte // the []twinItem of the unit's slots, JSON, gzipped
+}
+
+// twinItem is what a taken row copies from its twin's.
+type twinItem struct {
+	Item     reports.Item      `json:"item"`
+	Findings []designs.Finding `json:"findings,omitempty"`
+	TraceSHA string            `json:"trace_sha256,omitempty"`
+	TraceLen int               `json:"trace_len,omitempty"`
+}
+
+// packTwin encodes a clean unit's rows, one per slot, with m's compressor.
+func packTwin(m *unitMemo, rows []row) ([]byte, error) {
+	items := make([]twinItem, len(rows))
+	for i, r := range rows {
+		items[i] = twinItem{Item: r.item, Findings: r.findings, TraceSHA: r.traceSHA, TraceLen: r.traceLen}
+	}
+	b, err := json.Marshal(items)
+	if err != nil {
+		return nil, fmt.Errorf("keep clean twin: %w", err)
+	}
+	gz, err := m.gzip(b)
+	if err != nil {
+		return nil, fmt.Errorf("keep clean twin: %w", err)
+	}
+	return bytes.Clone(gz), nil // the compressor's buffer is a quarter of b
+}
+
+// unpackTwin decodes what packTwin encoded, with m's decompressor.
+func unpackTwin(m *unitMemo, data []byte) ([]twinItem, error) {
+	var err error
+	if m.zr == nil {
+		m.zr, err = gzip.NewReader(bytes.NewReader(data))
+	} else {
+		err = m.zr.Reset(bytes.NewReader(data))
+	}
+	if err != nil {
+		return nil, err
+	}
+	m.unzipped.Reset()
+	if _, err := io.Copy(&m.unzipped, m.zr); err != nil {
+		return nil, err
+	}
+	var items []twinItem
+	if err := json.Unmarshal(m.unzipped.Bytes(), &items); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 // selectionOf is the selection a sweep applies, and why it is off when
@@ -143,6 +196,7 @@ func (sel *selection) readTwins(s *store, done bitset) error {
 		return err
 	}
 	rows := map[int][]row{}
+	var m unitMemo
 	err = s.scan(nm, "o.ord < ?", []any{int64(len(sel.twins) * pl.slots())}, func(it *storedItem) error {
 		if _, ok := covered[it.unit]; ok {
 			rows[it.unit] = append(rows[it.unit], storedRow(it))
@@ -158,7 +212,10 @@ func (sel *selection) readTwins(s *store, done bitset) error {
 			continue
 		}
 		if bs, ok := covered[i]; ok && len(rows[i]) == pl.slots() {
-			tw.ok, tw.rows, tw.covers = true, rows[i], make([]bool, len(pl.builds))
+			if tw.rows, err = packTwin(&m, rows[i]); err != nil {
+				return err
+			}
+			tw.ok, tw.covers = true, make([]bool, len(pl.builds))
 			for _, b := range bs {
 				if b >= 0 && b < len(tw.covers) {
 					tw.covers[b] = true
@@ -199,16 +256,20 @@ func (sel *selection) probing(u unit, p *mission.Probe, done bitset) *mission.Pr
 // finish readies clean unit u's twin from the rows its session evaluated
 // (one per slot when complete) and, when p probed it, marks the first row
 // with the coverage to store.
-func (sel *selection) finish(u unit, rows []row, p *mission.Probe) {
+func (sel *selection) finish(u unit, rows []row, p *mission.Probe, m *unitMemo) error {
 	tw := &sel.twins[u.index]
 	select {
 	case <-tw.ready:
-		return // stored before: readied when the session started
+		return nil // stored before: readied when the session started
 	default:
 	}
 	defer close(tw.ready)
 	if p == nil || len(rows) != sel.pl.slots() {
-		return
+		return nil
+	}
+	data, err := packTwin(m, rows)
+	if err != nil {
+		return err
 	}
 	tw.covers = make([]bool, len(sel.pl.builds))
 	cov := []int{}
@@ -219,11 +280,8 @@ func (sel *selection) finish(u unit, rows []row, p *mission.Probe) {
 		}
 	}
 	rows[0].probed, rows[0].coverage = true, cov
-	tw.rows = make([]row, len(rows))
-	for i, r := range rows {
-		tw.rows[i] = row{ord: r.ord, item: r.item, findings: r.findings, traceSHA: r.traceSHA, traceLen: r.traceLen}
-	}
-	tw.ok = true
+	tw.rows, tw.ok = data, true
+	return nil
 }
 
 // take returns the rows of mutant unit u taken from its clean twin,
@@ -232,24 +290,28 @@ func (sel *selection) finish(u unit, rows []row, p *mission.Probe) {
 // the twin was not probed or a seam of the build could act in it; of the
 // rest it takes every item but those whose trace bytes the run keeps (a
 // sampled item: the twin's bytes are not held). It waits for the twin.
-func (sel *selection) take(ctx context.Context, u unit, done bitset, sample float64, flagged bool, scratch *[]byte) []takenRow {
+func (sel *selection) take(ctx context.Context, u unit, done bitset, sample float64, flagged bool, m *unitMemo, scratch *[]byte) ([]takenRow, error) {
 	pl := sel.pl
 	if !sel.eligible[u.build] || storedSlots(pl, done, u.index) > 0 {
-		return nil
+		return nil, nil
 	}
 	tw := &sel.twins[u.index%len(sel.twins)]
 	select {
 	case <-tw.ready:
 	case <-ctx.Done():
-		return nil
+		return nil, nil
 	}
 	if !tw.ok || tw.covers[u.build] {
-		return nil
+		return nil, nil
+	}
+	items, err := unpackTwin(m, tw.rows)
+	if err != nil {
+		return nil, fmt.Errorf("clean twin of %s: %w", pl.unitKey(u), err)
 	}
 	b, sc := pl.builds[u.build].Info, pl.scenarios[u.scenario]
-	out := make([]takenRow, len(tw.rows))
-	for slot, t := range tw.rows {
-		r := row{ord: itemIndex(pl, u.index, slot), item: t.item, findings: t.findings, fromTwin: true}
+	out := make([]takenRow, len(items))
+	for slot, t := range items {
+		r := row{ord: itemIndex(pl, u.index, slot), item: t.Item, findings: t.Findings, fromTwin: true}
 		r.item.Build, r.item.Class, r.item.Location = b.ID, b.Class, b.Location
 		r.id = ItemID(b.ID, r.item.Design, sc.ID, u.trial)
 		o := outcome{row: r}
@@ -257,15 +319,15 @@ func (sel *selection) take(ctx context.Context, u unit, done bitset, sample floa
 		case keepBytes:
 			continue
 		case keepHash:
-			if t.traceSHA == "" {
+			if t.TraceSHA == "" {
 				continue
 			}
-			r.traceSHA, r.traceLen = t.traceSHA, t.traceLen
+			r.traceSHA, r.traceLen = t.TraceSHA, t.TraceLen
 		}
 		r.seal(u, scratch)
 		out[slot] = takenRow{r, true}
 	}
-	return out
+	return out, nil
 }
 
 // takenRow is a slot's row taken from the twin, when ok.
@@ -322,10 +384,15 @@ func remoteSelect(ctx context.Context, ses *session, lv *live, sample float64, o
 	var (
 		rows    []row
 		scratch []byte
+		memo    unitMemo
 	)
 	for i := len(sel.twins); i < pl.units() && ctx.Err() == nil; i++ {
 		u := pl.unitAt(i)
-		taken := sel.take(ctx, u, done, sample, !opt.SampleTracesOnly, &scratch)
+		taken, err := sel.take(ctx, u, done, sample, !opt.SampleTracesOnly, &memo, &scratch)
+		if err != nil {
+			w.close()
+			return 0, err
+		}
 		if taken == nil || slices.ContainsFunc(taken, func(t takenRow) bool { return !t.ok }) {
 			continue // handed out whole
 		}

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"reflect"
@@ -73,8 +74,10 @@ type unitMemo struct {
 	runs []*mission.Trace
 
 	// probe, when set, observes the seam calls of the unit's clean build
-	// (see [selection]).
-	probe *mission.Probe
+	// (see [selection]); zr and unzipped read clean twins back.
+	probe    *mission.Probe
+	zr       *gzip.Reader
+	unzipped bytes.Buffer
 }
 
 func newUnitMemo(share bool) *unitMemo {

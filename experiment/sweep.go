@@ -352,7 +352,11 @@ func sweepUnits(ctx context.Context, pl *plan, s *store, done bitset, skipped, w
 				memo.reset()
 				var taken []takenRow
 				if sel != nil && u.build > 0 {
-					taken = sel.take(ctx, u, done, sample, !opt.SampleTracesOnly, &scratch)
+					var err error
+					if taken, err = sel.take(ctx, u, done, sample, !opt.SampleTracesOnly, memo, &scratch); err != nil {
+						fail(err)
+						break
+					}
 				}
 				start := len(rows)
 				if sel != nil && u.build == 0 {
@@ -384,8 +388,12 @@ func sweepUnits(ctx context.Context, pl *plan, s *store, done bitset, skipped, w
 					rows = append(rows, out.row)
 				}
 				if sel != nil && u.build == 0 {
-					sel.finish(u, rows[start:], memo.probe)
+					err := sel.finish(u, rows[start:], memo.probe, memo)
 					memo.probe = nil
+					if err != nil {
+						fail(err)
+						break
+					}
 				}
 				// Rows go to the writer sendRows at a time: a hand-over to a
 				// writer waiting on another core wakes it, a system call.
