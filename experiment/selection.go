@@ -14,30 +14,31 @@ import (
 	"github.com/baton-lab/baton/reports"
 )
 
-// selection decides which mutant units a sweep executes (protocol key
+// selection decides which mutant items a sweep executes (protocol key
 // selection: coverage). A mutated run is its clean twin until one of the
 // mutant's seams acts; so while each clean unit executes, a probe
 // ([mission.Probe]) asks every candidate mutant's seams each seam call the
-// unit makes, and records the mutants that could have changed one. A
-// mutant unit whose twin no seam of the mutant reached is not executed:
-// its rows are the twin's, with the build replaced, and units.from_twin
-// marks it in runs.db. Replay executes any of them.
+// unit makes, and records the mutants that could have changed one. The
+// items of a mutant unit whose twin no seam of the mutant reached are not
+// executed: their rows are the twin's, with the build replaced, and
+// outcomes.from_twin marks them in runs.db. Replay executes any of them.
 //
 // Why that is exact, and what else could differ: a build reaches a run
 // only through its seams ([mission.Build] holds nothing else, and the
 // engine reads nothing else of it; a mission not made by mission.New is
-// never selected on, see [mission.SeamsOnly]), and a run is a deterministic function
-// of the scenario, the seed, the environment, the inputs and what its seam
-// calls return (model answers are cached per request, so the same request
-// gets the same answer). What a build changes outside its seams is not
-// probed, so the build is always executed: a build whose team re-recorded
-// its goldens (BuildSpec.Rebaseline), which design A.wire and the golden
-// designs score against, and the clean build itself. Slips and faults
-// belong to the environment, the same for every build. The oracle of a
-// taken item records nothing: no seam reached, and slips, faults and
-// redeliveries are the twin's. A taken item whose trace bytes the run
-// would keep (a sampled item) is executed, since the twin's bytes are not
-// held; a flagged one takes the twin's trace hash.
+// never selected on, see [mission.SeamsOnly]), and a run is a
+// deterministic function of the scenario, the seed, the environment, the
+// inputs and what its seam calls return (model answers are cached per
+// request, so the same request gets the same answer). What a build
+// changes outside its seams is not probed, so such a build is always
+// executed: a build whose team re-recorded its goldens
+// (BuildSpec.Rebaseline), which design A.wire and the golden designs
+// score against; and the clean build itself. Slips and faults belong to
+// the environment, the same for every build. The oracle of a taken item
+// records nothing: no seam reached, and slips, faults and redeliveries are
+// the twin's. A taken item whose trace bytes the run would keep (a sampled
+// item) is executed, since the twin's bytes are not held; a flagged one
+// takes the twin's trace hash.
 type selection struct {
 	pl       *plan
 	eligible []bool // per build: may be taken from its twin
@@ -119,9 +120,9 @@ func selectionOf(pl *plan, opt Options) (Selection, string) {
 }
 
 // newSelection returns the sweep's coverage selection, nil when no build
-// could be taken from its twin. done is what the store held when the session started: a clean
-// unit stored with its coverage is ready, one stored in part is never
-// probed (its mutant units execute).
+// could be taken from its twin. done is what the store held when the
+// session started: a clean unit stored with its coverage is ready, one
+// stored in part is never probed (its mutant units execute).
 func newSelection(pl *plan, s *store, done bitset) (*selection, error) {
 	sel := &selection{pl: pl, eligible: make([]bool, len(pl.builds))}
 	for i, b := range pl.builds {
