@@ -204,3 +204,37 @@ func TestSeamsOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectionModelCores runs the small protocol with every core a model
+// (the scripted player over HTTP), with selection and without: the same
+// results.json, and the calls selection avoided are the calls the run
+// without it made more.
+func TestSelectionModelCores(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs model cores over HTTP twice")
+	}
+	if raceEnabled {
+		t.Skip("too many model calls for the race detector")
+	}
+	st := realStack(t)
+	ts := missionEndpoint(t, invoice.New())
+	proto := modelCores(smallProtocol, ts.URL, "invoice-policy")
+	sum, on, err := runProtocol(t, st, proto, Options{Workers: 2})
+	finished(t, err)
+	_, off, err := runProtocol(t, st, proto, Options{Workers: 2, noSelection: true})
+	finished(t, err)
+	if !bytes.Equal(readFile(t, filepath.Join(on, ResultsFile)), readFile(t, filepath.Join(off, ResultsFile))) {
+		t.Error("results.json differs with selection on and off")
+	}
+	calls := func(dir string) int64 {
+		n := int64(0)
+		for _, u := range modelUse(t, dir) {
+			n += u.Made + u.Served
+		}
+		return n
+	}
+	avoided := sum.Manifest.Selection.ModelCallsAvoided
+	if avoided == 0 || calls(off)-calls(on) != avoided {
+		t.Errorf("calls made or served: %d with selection, %d without; selection says it avoided %d", calls(on), calls(off), avoided)
+	}
+}
