@@ -332,13 +332,12 @@ func sweepUnits(ctx context.Context, pl *plan, s *store, done bitset, skipped, w
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			memo := newUnitMemo(!opt.noShare)
-			var rows []row
-			var scratch []byte
-			var probe *mission.Probe
+			wk := &sweepWorker{ctx: ctx, pl: pl, done: done, sel: sel, memo: newUnitMemo(!opt.noShare),
+				sample: sample, flagged: !opt.SampleTracesOnly, lines: live != nil}
 			if sel != nil {
-				probe = sel.newProbe()
+				wk.probe = sel.newProbe()
 			}
+			var rows []row
 			defer func() {
 				if len(rows) > 0 {
 					w.send(rows) // finished items are kept even when cancelled
@@ -349,51 +348,14 @@ func sweepUnits(ctx context.Context, pl *plan, s *store, done bitset, skipped, w
 				if !ok {
 					break
 				}
-				memo.reset()
-				var taken []takenRow
-				if sel != nil && u.build > 0 {
-					var err error
-					if taken, err = sel.take(ctx, u, done, sample, !opt.SampleTracesOnly, memo, &scratch); err != nil {
+				var err error
+				if rows, err = wk.unit(u, rows); err != nil {
+					// A cancelled sweep stops where it is: the item is not
+					// stored, and a resumed sweep runs it.
+					if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
 						fail(err)
-						break
 					}
-				}
-				start := len(rows)
-				if sel != nil && u.build == 0 {
-					memo.probe = sel.probing(u, probe, done)
-				}
-				for slot := range pl.slots() {
-					if done.has(itemIndex(pl, u.index, slot)) {
-						continue
-					}
-					if taken != nil && taken[slot].ok {
-						rows = append(rows, taken[slot].row)
-						continue
-					}
-					out, err := pl.evaluate(ctx, u, slot, memo)
-					if err != nil {
-						// A cancelled sweep stops where it is: the item is
-						// not stored, and a resumed sweep runs it.
-						if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
-							fail(err)
-						}
-						break
-					}
-					k := out.keepTrace(pl.seed, sample, !opt.SampleTracesOnly)
-					if err := out.attachTrace(k, live != nil); err != nil {
-						fail(err)
-						break
-					}
-					out.row.seal(u, &scratch)
-					rows = append(rows, out.row)
-				}
-				if sel != nil && u.build == 0 {
-					err := sel.finish(u, rows[start:], memo.probe, memo)
-					memo.probe = nil
-					if err != nil {
-						fail(err)
-						break
-					}
+					break
 				}
 				// Rows go to the writer sendRows at a time: a hand-over to a
 				// writer waiting on another core wakes it, a system call.
@@ -416,6 +378,68 @@ func sweepUnits(ctx context.Context, pl *plan, s *store, done bitset, skipped, w
 		return ctx.Err()
 	}
 	return nil
+}
+
+// sweepWorker is one worker of a sweep: its unit's memo, its probe and
+// its scratch.
+type sweepWorker struct {
+	ctx     context.Context
+	pl      *plan
+	done    bitset
+	sel     *selection // nil: execute every item
+	probe   *mission.Probe
+	memo    *unitMemo
+	sample  float64
+	flagged bool // keep flagged items' trace hashes (Options.SampleTracesOnly unset)
+	lines   bool // build kept traces' lines (a fresh sweep's)
+	scratch []byte
+}
+
+// unit appends to rows the items of u not yet stored, sealed: executed,
+// or taken from the clean twin where the selection allows. A clean unit
+// is probed for the selection, and its twin readied whatever happens. It
+// returns the rows finished when an item fails.
+func (wk *sweepWorker) unit(u unit, rows []row) ([]row, error) {
+	pl, sel, memo := wk.pl, wk.sel, wk.memo
+	memo.reset()
+	var taken []takenRow
+	if sel != nil && u.build > 0 {
+		var err error
+		if taken, err = sel.take(wk.ctx, u, wk.done, wk.sample, wk.flagged, memo, &wk.scratch); err != nil {
+			return rows, err
+		}
+	}
+	start := len(rows)
+	if sel != nil && u.build == 0 {
+		memo.probe = sel.probing(u, wk.probe, wk.done)
+	}
+	var err error
+	for slot := range pl.slots() {
+		if wk.done.has(itemIndex(pl, u.index, slot)) {
+			continue
+		}
+		if taken != nil && taken[slot].ok {
+			rows = append(rows, taken[slot].row)
+			continue
+		}
+		var out *outcome
+		if out, err = pl.evaluate(wk.ctx, u, slot, memo); err != nil {
+			break
+		}
+		if err = out.attachTrace(out.keepTrace(pl.seed, wk.sample, wk.flagged), wk.lines); err != nil {
+			break
+		}
+		out.row.seal(u, &wk.scratch)
+		rows = append(rows, out.row)
+	}
+	if sel != nil && u.build == 0 {
+		ferr := sel.finish(u, rows[start:], memo.probe, memo)
+		memo.probe = nil
+		if err == nil {
+			err = ferr
+		}
+	}
+	return rows, err
 }
 
 // finish takes the aggregation and the kept traces of a fresh sweep from
