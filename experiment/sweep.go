@@ -78,7 +78,8 @@ type Options struct {
 	ModelCache   string
 	ModelOffline bool
 	// Remote, when set, executes the units in other processes instead of
-	// the worker pool (see [Remote]); Workers is then unused.
+	// the worker pool (see [Remote]); Workers is then the pool that
+	// executes the clean units, which coverage selection probes here.
 	Remote Remote
 
 	// noShare executes every run of every item, sharing none within a
