@@ -162,3 +162,28 @@ func TestModelUnitHeartbeats(t *testing.T) {
 		t.Errorf("stats %+v: want 2 units, each delivered once", st)
 	}
 }
+
+// TestUnboundModelCores: a job with model cores opened but not bound to
+// an endpoint executes no unit (it never falls back to the mission's
+// policy cores): every unit is an infrastructure failure saying why.
+func TestUnboundModelCores(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	const protocol = "name: unbound\ntrials: 1\nseed: 3\nscenarios:\n  ids: [S01]\nmutants:\n  ids: [ctl-boundary-payment-currency]\n"
+	_, url := scriptedModel(t, 0)
+	js := connect(t)
+	open := func(st *experiment.Stack) func(context.Context, string, *experiment.Job, func(context.Context, experiment.JobFile) ([]byte, error)) (Executor, error) {
+		return func(ctx context.Context, dir string, job *experiment.Job, fetch func(context.Context, experiment.JobFile) ([]byte, error)) (Executor, error) {
+			return st.OpenJob(ctx, dir, job, fetch)
+		}
+	}
+	wctx, stop := context.WithCancel(ctx)
+	wait := startWorkers(wctx, t, js, 1, open)
+	err := runIn(ctx, t, t.TempDir(), modelProtocol(protocol, url), &Remote{JS: js(), Config: Config{AckWait: time.Second, MaxDeliver: 1}, Logger: zerolog.Nop()}, false)
+	stop()
+	wait()
+	var ie *experiment.IncompleteError
+	if !errors.As(err, &ie) || ie.Units != 2 {
+		t.Fatalf("Run = %v, want an *experiment.IncompleteError of 2 units", err)
+	}
+}

@@ -57,12 +57,18 @@ mutants:
 // runDist runs distProtocol in dir with remote (nil: locally).
 func runDist(ctx context.Context, tb testing.TB, dir string, remote experiment.Remote) error {
 	tb.Helper()
+	return runProtocol(ctx, tb, dir, distProtocol, remote)
+}
+
+// runProtocol runs protocol in dir with remote (nil: locally).
+func runProtocol(ctx context.Context, tb testing.TB, dir, protocol string, remote experiment.Remote) error {
+	tb.Helper()
 	reg, err := missions()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	pf := filepath.Join(dir, "p.yaml")
-	if err := os.WriteFile(pf, []byte(distProtocol), 0o644); err != nil {
+	if err := os.WriteFile(pf, []byte(protocol), 0o644); err != nil {
 		tb.Fatal(err)
 	}
 	_, err = experiment.Run(ctx, experiment.Options{ProtocolPath: pf, RunDir: filepath.Join(dir, "run"), Missions: reg,
