@@ -172,6 +172,11 @@ func TestModelWorkerProcesses(t *testing.T) {
 	if n, want := countFiles(t, filepath.Join(distDir, "run", experiment.ModelCacheDir)), countFiles(t, filepath.Join(localDir, "run", experiment.ModelCacheDir)); n != want {
 		t.Errorf("the coordinator's model-cache/ holds %d answers, the local run's %d", n, want)
 	}
+	// The run folder holds every answer: a replay (offline) matches.
+	out, err := exec.CommandContext(ctx, "baton", "replay", filepath.Join(distDir, "run"), "cl-intake-action-currency/C/S14/2").CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte(`"match": true`)) {
+		t.Errorf("replay of the distributed run: %v\n%s", err, out)
+	}
 	for i := range logs {
 		if bytes.Contains(logs[i].Bytes(), []byte(secret)) {
 			t.Errorf("worker %d's log holds the API key", i)
