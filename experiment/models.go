@@ -40,9 +40,10 @@ type coreSet struct {
 	use map[string]*modelcore.Use
 	// stores are the caches' stores: the run folder's, then the shared one.
 	stores []model.Store
-	// reported are the model ids workers reported, by agent (a
-	// distributed sweep's).
-	reported map[mission.Agent][]string
+	// reported are the model ids workers reported, and workerEndpoints
+	// the endpoints they asked, by agent (a distributed sweep's; on a
+	// worker, workerEndpoints are its own).
+	reported, workerEndpoints map[mission.Agent][]string
 }
 
 // resolveCores reads the prompt of every agent the protocol gives a model
@@ -178,6 +179,9 @@ func (pl *plan) bindCores(runDir string, o coreOptions) error {
 		}
 		core := ma.core.Bind(cache)
 		cs.bound[ma.agent], cores[ma.agent] = core, core
+		if o.worker != nil && !o.offline {
+			cs.workerEndpoints = addSorted(cs.workerEndpoints, ma.agent, []string{model.StripURL(o.endpoint(ma))})
+		}
 	}
 	pl.env.Cores = cores
 	return nil
@@ -345,6 +349,9 @@ type ModelProvenance struct {
 	model.Hashes
 	Temperature *float64 `json:"temperature,omitempty"`
 	MaxSteps    int      `json:"max_steps"`
+	// WorkerEndpoints are the endpoints (without credentials) distributed
+	// workers asked instead of Endpoint, or as well.
+	WorkerEndpoints []string `json:"worker_endpoints,omitempty"`
 }
 
 // provenance returns the model agents' provenance, the model ids reported
@@ -364,8 +371,12 @@ func (cs *coreSet) provenance(before []ModelProvenance) []ModelProvenance {
 		for _, b := range before {
 			if b.Agent == mp.Agent {
 				mp.ReportedModels = append(mp.ReportedModels, b.ReportedModels...)
+				mp.WorkerEndpoints = append(mp.WorkerEndpoints, b.WorkerEndpoints...)
 			}
 		}
+		mp.WorkerEndpoints = append(mp.WorkerEndpoints, cs.workerEndpoints[ma.agent]...)
+		slices.Sort(mp.WorkerEndpoints)
+		mp.WorkerEndpoints = slices.Compact(mp.WorkerEndpoints)
 		if c := cs.bound[ma.agent]; c != nil {
 			mp.ReportedModels = append(mp.ReportedModels, c.Reported()...)
 		}

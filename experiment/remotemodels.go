@@ -81,6 +81,9 @@ type unitModels struct {
 	Keys     []model.Key                    `json:"keys"`
 	Use      map[string]modelcore.UseCounts `json:"use"`
 	Reported map[string][]string            `json:"reported,omitempty"`
+	// Endpoints are the endpoints (without credentials) the worker's
+	// cores asked, by agent.
+	Endpoints map[string][]string `json:"endpoints,omitempty"`
 
 	log model.KeyLog
 }
@@ -111,12 +114,13 @@ func (um *unitModels) done(cs *coreSet) *unitModels {
 		return nil
 	}
 	um.Keys = um.log.Keys()
+	um.Reported, um.Endpoints = map[string][]string{}, map[string][]string{}
 	for a, c := range cs.bound {
 		if ids := c.Reported(); len(ids) > 0 {
-			if um.Reported == nil {
-				um.Reported = map[string][]string{}
-			}
 			um.Reported[string(a)] = ids
+		}
+		if e := cs.workerEndpoints[a]; len(e) > 0 {
+			um.Endpoints[string(a)] = e
 		}
 	}
 	return um
@@ -150,7 +154,7 @@ func newSinkModels(ctx context.Context, cs *coreSet, remote Remote) (*sinkModels
 // take copies the answers a unit used into the run folder's caches and
 // counts its model calls; an answer the shared store does not hold, or a
 // unit without its model part, is an error (the answer is refused).
-func (m *sinkModels) take(pl *plan, um *unitModels) error {
+func (m *sinkModels) take(um *unitModels) error {
 	if m == nil {
 		return nil
 	}
@@ -171,8 +175,13 @@ func (m *sinkModels) take(pl *plan, um *unitModels) error {
 		m.cs.use[d].Add(c)
 	}
 	for a, ids := range um.Reported {
-		if pl.cores.bound[mission.Agent(a)] != nil {
-			m.cs.addReported(mission.Agent(a), ids)
+		if m.cs.bound[mission.Agent(a)] != nil {
+			m.cs.reported = addSorted(m.cs.reported, mission.Agent(a), ids)
+		}
+	}
+	for a, e := range um.Endpoints {
+		if m.cs.bound[mission.Agent(a)] != nil {
+			m.cs.workerEndpoints = addSorted(m.cs.workerEndpoints, mission.Agent(a), e)
 		}
 	}
 	return nil
@@ -200,12 +209,13 @@ func (m *sinkModels) copy(key model.Key) error {
 	return nil
 }
 
-// addReported adds model ids a worker's endpoint reported for agent a.
-func (cs *coreSet) addReported(a mission.Agent, ids []string) {
-	if cs.reported == nil {
-		cs.reported = map[mission.Agent][]string{}
+// addSorted adds vs to a's sorted set in m, making m if it is nil.
+func addSorted(m map[mission.Agent][]string, a mission.Agent, vs []string) map[mission.Agent][]string {
+	if m == nil {
+		m = map[mission.Agent][]string{}
 	}
-	r := append(cs.reported[a], ids...)
+	r := append(m[a], vs...)
 	slices.Sort(r)
-	cs.reported[a] = slices.Compact(r)
+	m[a] = slices.Compact(r)
+	return m
 }

@@ -70,7 +70,7 @@ func (k *remoteSink) decode(u unit, data []byte) ([]row, error) {
 			gz[x.TraceSHA] = x.TraceGZ
 		}
 	}
-	if err := k.models.take(pl, res.Models); err != nil {
+	if err := k.models.take(res.Models); err != nil {
 		return nil, err
 	}
 	var rows []row

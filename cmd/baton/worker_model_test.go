@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -172,6 +174,18 @@ func TestModelWorkerProcesses(t *testing.T) {
 	if n, want := countFiles(t, filepath.Join(distDir, "run", experiment.ModelCacheDir)), countFiles(t, filepath.Join(localDir, "run", experiment.ModelCacheDir)); n != want {
 		t.Errorf("the coordinator's model-cache/ holds %d answers, the local run's %d", n, want)
 	}
+	// The manifest names the endpoints the workers asked, without
+	// credentials.
+	var man experiment.Manifest
+	if err := json.Unmarshal(readAll(t, filepath.Join(distDir, "run", "manifest.json")), &man); err != nil {
+		t.Fatal(err)
+	}
+	for _, mp := range man.Models {
+		if !slices.Contains(mp.WorkerEndpoints, own.url) || !slices.Contains(mp.WorkerEndpoints, proto.url) {
+			t.Errorf("agent %s: worker endpoints %v, want %s and %s among them", mp.Agent, mp.WorkerEndpoints, own.url, proto.url)
+		}
+	}
+
 	// The run folder holds every answer: a replay (offline) matches.
 	out, err := exec.CommandContext(ctx, "baton", "replay", filepath.Join(distDir, "run"), "cl-intake-action-currency/C/S14/2").CombinedOutput()
 	if err != nil || !bytes.Contains(out, []byte(`"match": true`)) {
