@@ -16,10 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/rs/zerolog"
-
-	"github.com/baton-lab/baton/distributed"
 	"github.com/baton-lab/baton/experiment"
 	"github.com/baton-lab/baton/model"
 )
@@ -80,19 +76,6 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.srv.ServeHTTP(w, r)
 }
 
-// workerProcess starts "baton worker" with env added to the test's.
-func workerProcess(ctx context.Context, tb testing.TB, stderr *bytes.Buffer, env []string, args ...string) *exec.Cmd {
-	tb.Helper()
-	w := exec.CommandContext(ctx, "baton", append([]string{"worker"}, args...)...)
-	w.Env = append(os.Environ(), env...)
-	w.Stderr = stderr
-	w.Cancel = func() error { return w.Process.Signal(os.Interrupt) }
-	if err := w.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	return w
-}
-
 // TestModelWorkerProcesses: three "baton worker" processes play a
 // model-backed protocol, one of them killed -9 while its endpoint holds
 // a model call, and give the local run's results.json byte for byte:
@@ -114,60 +97,22 @@ func TestModelWorkerProcesses(t *testing.T) {
 	}
 	paid := proto.srv.Calls()
 
-	store := t.TempDir()
-	srv, err := distributed.StartEmbedded(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	conn, err := distributed.Connect(srv.URL(), "test coordinator")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	remote := &distributed.Remote{JS: conn.JS, Config: distributed.Config{AckWait: time.Second, MaxDeliver: 5}, Logger: zerolog.Nop()}
 	distDir := t.TempDir()
-	ran := make(chan error, 1)
-	go func() { ran <- runProtocol(ctx, t, distDir, protocol, remote) }()
-	waitForUnits(ctx, t, conn.JS)
-
-	nats := natsEnv + "=" + srv.URL()
+	c := startCoordinator(ctx, t, distDir, protocol)
 	var logs [3]bytes.Buffer
 	dirs := [3]string{t.TempDir(), t.TempDir(), t.TempDir()}
-	killed := workerProcess(ctx, t, &logs[0], []string{nats}, "--model-endpoint", held.url, "--dir", dirs[0])
+	killed := workerProcess(ctx, t, &logs[0], []string{c.env}, "--model-endpoint", held.url, "--dir", dirs[0])
 	select {
 	case <-held.held: // it holds a unit, mid-call
 	case <-ctx.Done():
 		t.Fatal("the worker to kill never called its endpoint")
 	}
 	workers := []*exec.Cmd{
-		workerProcess(ctx, t, &logs[1], []string{nats, modelEndpointEnv + "=" + own.url, modelKeyEnv + "=" + secret}, "--log-level", "debug", "--dir", dirs[1]),
-		workerProcess(ctx, t, &logs[2], []string{nats, modelEndpointEnv + "=", modelKeyEnv + "="}, "--log-level", "debug", "--dir", dirs[2]),
+		workerProcess(ctx, t, &logs[1], []string{c.env, modelEndpointEnv + "=" + own.url, modelKeyEnv + "=" + secret}, "--log-level", "debug", "--dir", dirs[1]),
+		workerProcess(ctx, t, &logs[2], []string{c.env, modelEndpointEnv + "=", modelKeyEnv + "="}, "--log-level", "debug", "--dir", dirs[2]),
 	}
-	if err := killed.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_ = killed.Wait()
-	err = <-ran
-	for _, w := range workers {
-		_ = w.Process.Signal(os.Interrupt)
-		if werr := w.Wait(); werr != nil {
-			t.Errorf("worker process: %v", werr)
-		}
-	}
-	if err != nil {
-		t.Fatalf("distributed run: %v", err)
-	}
-	local := readAll(t, filepath.Join(localDir, "run", experiment.ResultsFile))
-	dist := readAll(t, filepath.Join(distDir, "run", experiment.ResultsFile))
-	if !bytes.Equal(local, dist) {
-		t.Errorf("results.json differs between the local and the distributed run:\n%s", cmp.Diff(string(local), string(dist)))
-	}
-	st := remote.Stats()
+	st := c.finish(t, killed, workers, localDir)
 	t.Logf("stats %+v; calls: protocol's endpoint %d (local run %d), own endpoint %d", st, proto.srv.Calls(), paid, own.srv.Calls())
-	if st.Redelivered < 1 || st.GivenUp != 0 {
-		t.Errorf("stats %+v: want the killed worker's unit redelivered, none given up", st)
-	}
 	if own.srv.Calls() == 0 || own.refused.Load() != 0 {
 		t.Errorf("own endpoint: %d calls, %d refused: want calls, each with the worker's key", own.srv.Calls(), own.refused.Load())
 	}
@@ -196,7 +141,7 @@ func TestModelWorkerProcesses(t *testing.T) {
 			t.Errorf("worker %d's log holds the API key", i)
 		}
 	}
-	for _, dir := range []string{distDir, dirs[0], dirs[1], dirs[2], store} {
+	for _, dir := range []string{distDir, dirs[0], dirs[1], dirs[2], c.store} {
 		noSecret(t, dir, secret)
 	}
 }
