@@ -146,6 +146,8 @@ func (n *natsFlags) remote(ctx context.Context, g *globals, log zerolog.Logger, 
 		return nil, &usageError{fmt.Errorf("--local-workers %d: want 0 or more", n.localWorkers)}
 	case n.url == "embedded" && n.localWorkers == 0:
 		return nil, &usageError{errors.New("--nats embedded wants --local-workers N (1 or more)")}
+	case opt.ModelOffline:
+		return nil, &usageError{errors.New("--model-offline runs on this machine alone: a distributed sweep's workers ask their endpoints (rerun without --nats)")}
 	case n.policy.AckWait <= 0 || n.policy.MaxDeliver < 1:
 		return nil, &usageError{fmt.Errorf("--ack-wait %s, --max-deliver %d: want a positive wait and at least 1 delivery", n.policy.AckWait, n.policy.MaxDeliver)}
 	}
