@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 
@@ -52,6 +53,21 @@ func modelWorkers(ctx context.Context, tb testing.TB, js func() jetstream.JetStr
 		ws = append(ws, &Worker{JS: js(), Stack: stack(tb), Dir: tb.TempDir(), Models: experiment.JobModels{Endpoint: e}, Logger: zerolog.Nop()})
 	}
 	return runWorkers(ctx, tb, ws)
+}
+
+// calls are the model calls (made or served) and tokens of each design
+// in dir/run's manifest: what made and what served depends on the caches.
+func calls(tb testing.TB, dir string) map[string]reports.ModelUse {
+	tb.Helper()
+	man, err := experiment.ReadManifest(filepath.Join(dir, "run"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := map[string]reports.ModelUse{}
+	for d, u := range man.ModelUse {
+		out[d] = reports.ModelUse{Served: u.Made + u.Served, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
+	}
+	return out
 }
 
 // entries counts the answers of a model cache folder.
@@ -106,6 +122,9 @@ func TestSharedModelCache(t *testing.T) {
 		sameResults(t, filepath.Join(localDir, "run"), filepath.Join(dir, "run"))
 		if n := entries(t, filepath.Join(dir, "run", experiment.ModelCacheDir)); int64(n) != paid {
 			t.Errorf("distributed run on %s: %d answers in model-cache/, want %d", endpoint, n, paid)
+		}
+		if d := cmp.Diff(calls(t, localDir), calls(t, dir)); d != "" {
+			t.Errorf("distributed run on %s: model calls by design (-local +distributed):\n%s", endpoint, d)
 		}
 		return dir
 	}

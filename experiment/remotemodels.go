@@ -96,11 +96,22 @@ func (r *JobRunner) unitModels() *unitModels {
 	return &unitModels{Use: map[string]modelcore.UseCounts{}}
 }
 
-// count adds the model calls of the item in slot.
-func (um *unitModels) count(pl *plan, slot int, u *modelcore.Use) {
-	if um == nil || u == nil {
+// slot returns ctx handing the counter of the item evaluated under it
+// to h; ctx itself and nil without model cores.
+func (um *unitModels) slot(ctx context.Context) (context.Context, *slotUse) {
+	if um == nil {
+		return ctx, nil
+	}
+	h := &slotUse{}
+	return context.WithValue(ctx, slotUseKey{}, h), h
+}
+
+// count adds the model calls of the item in slot, which h was handed.
+func (um *unitModels) count(pl *plan, slot int, h *slotUse) {
+	if um == nil || h == nil || h.use == nil {
 		return
 	}
+	u := h.use
 	design := ""
 	if slot > 0 {
 		design = pl.designs[slot-1].ID

@@ -127,12 +127,12 @@ func (r *JobRunner) Execute(ctx context.Context, key string) ([]byte, error) {
 		ctx = model.WithKeyLog(ctx, &um.log)
 	}
 	for slot := range pl.slots() {
-		h := &slotUse{}
-		out, err := pl.evaluate(context.WithValue(ctx, slotUseKey{}, h), u, slot, memo)
+		sctx, h := um.slot(ctx)
+		out, err := pl.evaluate(sctx, u, slot, memo)
 		if err != nil {
 			return nil, err
 		}
-		um.count(pl, slot, h.use)
+		um.count(pl, slot, h)
 		k := out.keepTrace(pl.seed, r.traces.Sample, r.traces.Flagged)
 		if err := out.attachTrace(k, false); err != nil {
 			return nil, err
