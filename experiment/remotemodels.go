@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/mission/modelcore"
@@ -177,10 +178,8 @@ func (m *sinkModels) take(um *unitModels) error {
 			return fmt.Errorf("model calls of design %q, which the run does not have", d)
 		}
 	}
-	for _, key := range um.Keys {
-		if err := m.copy(key); err != nil {
-			return err
-		}
+	if err := m.copyAll(um.Keys); err != nil {
+		return err
 	}
 	for d, c := range um.Use {
 		m.cs.use[d].Add(c)
@@ -198,16 +197,42 @@ func (m *sinkModels) take(um *unitModels) error {
 	return nil
 }
 
-// copy adds the shared store's entry of key to the run folder's caches,
-// unless the first holds it.
+// copiers bounds the entries a coordinator fetches from the shared
+// store at once: each is a round trip to the server.
+const copiers = 8
+
+// copyAll copies the shared store's entries of the keys the run folder's
+// cache lacks into the run folder's caches.
+func (m *sinkModels) copyAll(keys []model.Key) error {
+	var missing []model.Key
+	for _, key := range keys {
+		_, err := m.cs.stores[0].Get(m.ctx, key)
+		switch {
+		case errors.Is(err, model.ErrNotStored):
+			missing = append(missing, key)
+		case err != nil:
+			return err
+		}
+	}
+	errs := make([]error, len(missing))
+	sem := make(chan struct{}, copiers)
+	var wg sync.WaitGroup
+	for i, key := range missing {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = m.copy(key)
+			<-sem
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// copy adds the shared store's entry of key to the run folder's caches.
 func (m *sinkModels) copy(key model.Key) error {
 	stores := m.cs.stores
-	_, err := stores[0].Get(m.ctx, key)
-	if err == nil {
-		return nil
-	} else if !errors.Is(err, model.ErrNotStored) {
-		return err
-	}
 	raw, err := m.shared.Get(m.ctx, key)
 	if err != nil {
 		return fmt.Errorf("model answer %s: %w", key, err)
