@@ -1,10 +1,14 @@
 package experiment
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/baton-lab/baton/mission/modelcore"
+	"github.com/baton-lab/baton/model"
 )
 
 // TestWorkerEndpoint: a worker's model cores ask its own endpoint with
@@ -56,5 +60,54 @@ func TestJobModelsCheck(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), "pw@") {
 			t.Errorf("Check(%q) = %v: shows the credentials", tc.endpoint, err)
 		}
+	}
+}
+
+// TestSinkModels: the coordinator copies the answers a unit used from
+// the shared store into the run folder's caches and counts its calls; an
+// answer the shared store lacks, a design the run does not have, or a
+// unit without its model part is refused, counting nothing.
+func TestSinkModels(t *testing.T) {
+	ctx := context.Background()
+	const have, lack = model.Key("aa00000000000000000000000000000000000000000000000000000000000000"), model.Key("bb00000000000000000000000000000000000000000000000000000000000000")
+	newSink := func() (*sinkModels, *model.MemStore) {
+		own, shared := model.NewMemStore(), model.NewMemStore()
+		if _, err := shared.Add(ctx, have, []byte(`{"entry":1}`)); err != nil {
+			t.Fatal(err)
+		}
+		cs := &coreSet{agents: []*modelAgent{{agent: "a"}}, stores: []model.Store{own}, use: map[string]*modelcore.Use{"": {}, "B": {}}}
+		return &sinkModels{ctx: ctx, cs: cs, shared: shared}, own
+	}
+	use := map[string]modelcore.UseCounts{"B": {Made: 1, Served: 2}}
+	for _, tc := range []struct {
+		name   string
+		um     *unitModels
+		wantOK bool
+	}{
+		{"copied", &unitModels{Keys: []model.Key{have}, Use: use}, true},
+		{"an answer the shared store lacks", &unitModels{Keys: []model.Key{have, lack}, Use: use}, false},
+		{"a design the run does not have", &unitModels{Keys: []model.Key{have}, Use: map[string]modelcore.UseCounts{"Z": {Made: 1}}}, false},
+		{"no model part", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, own := newSink()
+			err := m.take(tc.um)
+			if (err == nil) != tc.wantOK {
+				t.Fatalf("take = %v, want ok %v", err, tc.wantOK)
+			}
+			got := m.cs.use["B"].Counts()
+			if !tc.wantOK {
+				if got != (modelcore.UseCounts{}) {
+					t.Errorf("a refused unit counted %+v", got)
+				}
+				return
+			}
+			if raw, err := own.Get(ctx, have); err != nil || string(raw) != `{"entry":1}` {
+				t.Errorf("run folder's cache: %s, %v; want the shared entry", raw, err)
+			}
+			if d := cmp.Diff(modelcore.UseCounts{Made: 1, Served: 2}, got); d != "" {
+				t.Errorf("design B's calls (-want +got):\n%s", d)
+			}
+		})
 	}
 }
