@@ -115,6 +115,10 @@ func selectionOf(pl *plan, opt Options) (Selection, string) {
 		return SelectOff, "every unit executed on request"
 	case !mission.SeamsOnly(pl.mission):
 		return SelectOff, "the mission is not made by mission.New, so no probe of its seams sees all a build changes"
+	case opt.Remote != nil && pl.cores != nil && len(pl.cores.agents) > 0:
+		// The coordinator's model cores answer from the cache alone
+		// (remotemodels.go): it cannot execute the clean units to probe.
+		return SelectOff, "a distributed run with model cores hands every unit out: the coordinator asks no endpoint, so it executes no clean unit to probe"
 	}
 	return SelectCoverage, ""
 }
