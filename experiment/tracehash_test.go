@@ -146,3 +146,40 @@ func TestCheckTrace(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRunHash is the run hash of one observation run (S43, three
+// emails, clean build) as this baton takes it (compact) and as an older
+// one did (legacy: the trace's JSON Lines and the end state's JSON through
+// SHA-256), side by side.
+func BenchmarkRunHash(b *testing.B) {
+	m := testMissions().Default()
+	scs, _, err := m.Scenarios()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sc *mission.Scenario
+	for _, s := range scs {
+		if s.ID == "S43" {
+			sc = s
+		}
+	}
+	run, err := m.Run(context.Background(), mission.Clean(), sc, 1, mission.Env{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("compact", func(b *testing.B) {
+		memo := newUnitMemo(true)
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, err := runHashes(run.Trace, run.End, memo); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("legacy", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			legacyRunHash(b, run)
+		}
+	})
+}
