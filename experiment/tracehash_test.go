@@ -183,3 +183,29 @@ func BenchmarkRunHash(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkHashTrace is the check of a stored trace's bytes against its
+// hash (resume, replay, export): the JSON Lines read back into their
+// compact encoding.
+func BenchmarkHashTrace(b *testing.B) {
+	m := testMissions().Default()
+	scs, _, err := m.Scenarios()
+	if err != nil {
+		b.Fatal(err)
+	}
+	run, err := m.Run(context.Background(), mission.Clean(), scs[len(scs)-1], 1, mission.Env{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	jsonl, err := run.Trace.MarshalJSONL()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(jsonl)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := HashTrace(jsonl); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
