@@ -146,7 +146,7 @@ func RunMatched(ctx context.Context, p *Protocol, st *Stack, dir string, trials 
 	res := mr.result()
 	man := MatchedManifest{Schema: MatchedManifestSchema, Baton: version.String(),
 		Protocol: ManifestProtocol{Name: p.Name, Path: matchedPath(p.Source, p.Dir), SHA256: p.SHA256},
-		Mission: MissionRef{Name: res.Mission, Version: res.MissionVersion}, Seed: res.Seed, Trials: res.Trials,
+		Mission:  MissionRef{Name: res.Mission, Version: res.MissionVersion}, Seed: res.Seed, Trials: res.Trials,
 		Models: pl.cores.provenance(nil)}
 	if err := WriteMatched(dir, p.Raw, man, res); err != nil {
 		return nil, err
