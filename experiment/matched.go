@@ -17,8 +17,8 @@ import (
 
 // Matched is the protocol's matched-budget section: how baton matched
 // compares the mission's multi-agent build with its single-agent build.
-// Every key is optional; the defaults are model_calls, scenario, none and
-// 5.
+// Every key is optional; the defaults are model_calls, scenario, mean,
+// none and 5.
 type Matched struct {
 	// Unit is what the budget is counted in: model_calls or tokens.
 	Unit string `json:"unit,omitempty"`
@@ -27,6 +27,11 @@ type Matched struct {
 	// each scenario's own budget) or task (its mean over every scenario
 	// and trial, one budget for all).
 	Per string `json:"per,omitempty"`
+	// Measure is how the multi-agent totals are summed up into the
+	// budget: mean, or max (the costliest trial, so that a team whose
+	// failures cut work short does not lower the budget below what its
+	// successful runs spend).
+	Measure string `json:"measure,omitempty"`
 	// Surplus is what the single agent does with budget beyond its needs:
 	// none, or revote (re-ask each decision, taking the majority, as many
 	// times as its mean need fits in the budget, at most MaxVotes, an odd
@@ -40,6 +45,8 @@ type Matched struct {
 const (
 	MatchedPerScenario = "scenario"
 	MatchedPerTask     = "task"
+	MeasureMean        = "mean"
+	MeasureMax         = "max"
 	SurplusNone        = "none"
 	SurplusRevote      = "revote"
 )
@@ -48,6 +55,7 @@ const (
 func (m Matched) withDefaults() Matched {
 	m.Unit = cmpOr(m.Unit, mission.UnitModelCalls.String())
 	m.Per = cmpOr(m.Per, MatchedPerScenario)
+	m.Measure = cmpOr(m.Measure, MeasureMean)
 	m.Surplus = cmpOr(m.Surplus, SurplusNone)
 	if m.MaxVotes == 0 {
 		m.MaxVotes = 5
@@ -76,6 +84,9 @@ func checkMatched(d *input.Decoder, m Matched) {
 	}
 	if d.Has("matched.per") {
 		d.OneOf("matched.per", "average", m.Per, []string{MatchedPerScenario, MatchedPerTask})
+	}
+	if d.Has("matched.measure") {
+		d.OneOf("matched.measure", "measure", m.Measure, []string{MeasureMean, MeasureMax})
 	}
 	if d.Has("matched.surplus") {
 		d.OneOf("matched.surplus", "surplus", m.Surplus, []string{SurplusNone, SurplusRevote})
@@ -213,24 +224,30 @@ func (mr *matchedRun) used(c mission.Cost) int {
 // mean returns the mean usage of arm's runs on scenario si, or on every
 // scenario when si < 0.
 func (mr *matchedRun) mean(arm, si int) float64 {
-	sum, n := 0, 0
-	for i, rs := range mr.runs[arm] {
-		if si >= 0 && i != si {
-			continue
-		}
-		for _, r := range rs {
-			sum += mr.used(r.cost)
-			n++
-		}
-	}
+	sum, _, n := mr.usage(arm, si)
 	if n == 0 {
 		return 0
 	}
 	return float64(sum) / float64(n)
 }
 
+// usage returns the total and the largest usage of arm's runs on scenario
+// si (every scenario when si < 0), and how many runs there are.
+func (mr *matchedRun) usage(arm, si int) (sum, most, n int) {
+	for i, rs := range mr.runs[arm] {
+		if si >= 0 && i != si {
+			continue
+		}
+		for _, r := range rs {
+			u := mr.used(r.cost)
+			sum, most, n = sum+u, max(most, u), n+1
+		}
+	}
+	return sum, most, n
+}
+
 // budgets sets each scenario's matched budget: the multi-agent build's
-// mean total, per scenario or over the task set, rounded.
+// mean (rounded) or largest total, per scenario or over the task set.
 func (mr *matchedRun) budgets() {
 	mr.budget = make([]int, len(mr.pl.scenarios))
 	for si := range mr.budget {
@@ -238,7 +255,11 @@ func (mr *matchedRun) budgets() {
 		if mr.mb.Per == MatchedPerTask {
 			at = -1
 		}
-		mr.budget[si] = max(1, int(math.Round(mr.mean(armMulti, at))))
+		b := int(math.Round(mr.mean(armMulti, at)))
+		if mr.mb.Measure == MeasureMax {
+			_, b, _ = mr.usage(armMulti, at)
+		}
+		mr.budget[si] = max(1, b)
 	}
 }
 
@@ -279,7 +300,7 @@ func (mr *matchedRun) result() *reports.Matched {
 	spec := pl.mission.Spec()
 	out := &reports.Matched{Schema: reports.MatchedSchema, Protocol: pl.proto.Name, Mission: spec.Name, MissionVersion: spec.Version,
 		Seed: pl.seed, Trials: mr.trials, Cores: map[string]string{},
-		Budget: reports.MatchedBudget{Unit: mr.mb.Unit, Per: mr.mb.Per, Surplus: mr.mb.Surplus, MaxVotes: mr.mb.MaxVotes}}
+		Budget: reports.MatchedBudget{Unit: mr.mb.Unit, Per: mr.mb.Per, Measure: mr.mb.Measure, Surplus: mr.mb.Surplus, MaxVotes: mr.mb.MaxVotes}}
 	for _, a := range spec.AgentNames() {
 		c := pl.proto.CoreOf(a)
 		out.Cores[string(a)] = cmpOr(c.Model, c.Core)
@@ -400,23 +421,19 @@ func (mr *matchedRun) countDims(a *reports.MatchedArm, r armRun, si int) {
 }
 
 // budgetOf is the per-task budget an arm ran under: the matched budgets'
-// mean for the multi-agent build and the matched single agent, what it
-// spent for the unmatched one.
+// mean for the multi-agent build (the budget is what it spent) and the
+// matched single agent, none for the unmatched one, which ran uncapped.
 func (mr *matchedRun) budgetOf(arm int) coordination.Budget {
+	if arm == armSingle {
+		return coordination.Budget{}
+	}
 	var total float64
-	if arm == armSingle {
-		total = mr.mean(armSingle, -1)
-	} else {
-		for _, b := range mr.budget {
-			total += float64(b)
-		}
-		total /= float64(max(1, len(mr.budget)))
+	for _, b := range mr.budget {
+		total += float64(b)
 	}
+	total /= float64(max(1, len(mr.budget)))
 	v := int64(math.Round(total))
-	b := coordination.Budget{MatchedTo: "the multi-agent build's mean total per " + mr.mb.Per}
-	if arm == armSingle {
-		b.MatchedTo = ""
-	}
+	b := coordination.Budget{MatchedTo: "the multi-agent build's " + mr.mb.Measure + " total per " + mr.mb.Per}
 	if mr.mb.unit() == mission.UnitTokens {
 		b.Tokens = &v
 	} else {

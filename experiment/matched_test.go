@@ -23,9 +23,10 @@ func TestMatchedProtocolErrors(t *testing.T) {
 	tests := []struct{ name, yaml, want string }{
 		{"unit", "matched:\n  unit: dollars\n", `p.yaml:2:9: matched.unit: unknown unit "dollars" (want one of model_calls, tokens)`},
 		{"per", "matched:\n  per: week\n", `p.yaml:2:8: matched.per: unknown average "week" (want one of scenario, task)`},
+		{"measure", "matched:\n  measure: median\n", `p.yaml:2:12: matched.measure: unknown measure "median" (want one of mean, max)`},
 		{"surplus", "matched:\n  surplus: spend\n", `p.yaml:2:12: matched.surplus: unknown surplus "spend" (want one of none, revote)`},
 		{"even votes", "matched:\n  max_votes: 4\n", "p.yaml:2:14: matched.max_votes: 4: want an odd number, at least 1"},
-		{"unknown key", "matched:\n  votes: 3\n", "p.yaml:2:3: matched.votes: unknown field (want one of unit, per, surplus, max_votes)"},
+		{"unknown key", "matched:\n  votes: 3\n", "p.yaml:2:3: matched.votes: unknown field (want one of unit, per, measure, surplus, max_votes)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,9 +100,10 @@ func TestMatchedCleanTriage(t *testing.T) {
 	if diff := cmp.Diff(want, successes(res)); diff != "" {
 		t.Errorf("successes (-want +got):\n%s", diff)
 	}
-	for _, c := range res.Comparisons {
-		if !c.Budget.Matched || c.Budget.Attribution != coordination.AttrNoAdvantage || c.Paired.Both != n {
-			t.Errorf("%s: matched %v, attribution %s, paired %+v: want matched, no advantage, all both", c.Name, c.Budget.Matched, c.Budget.Attribution, c.Paired)
+	want2 := []coordination.Attribution{coordination.AttrUnmatched, coordination.AttrNoAdvantage}
+	for i, c := range res.Comparisons {
+		if c.Budget.Matched != (i == 1) || c.Budget.Attribution != want2[i] || c.Paired.Both != n {
+			t.Errorf("%s: matched %v, attribution %s, paired %+v: want %s, all both", c.Name, c.Budget.Matched, c.Budget.Attribution, c.Paired, want2[i])
 		}
 	}
 	if got := res.Arms[1].Dimensions[0].Reason; got == "" {

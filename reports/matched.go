@@ -40,7 +40,8 @@ type Matched struct {
 // applied it.
 type MatchedBudget struct {
 	Unit     string `json:"unit"`    // model_calls or tokens
-	Per      string `json:"per"`     // scenario or task: what the multi-agent total is averaged over
+	Per      string `json:"per"`     // scenario or task: what the multi-agent total is taken over
+	Measure  string `json:"measure"` // mean or max: how
 	Surplus  string `json:"surplus"` // none or revote
 	MaxVotes int    `json:"max_votes"`
 }
@@ -131,8 +132,8 @@ func matchedDoc(m *Matched) *document {
 	b := m.Budget
 	d := &document{Title: "Matched budgets: " + m.Mission + " " + m.MissionVersion}
 	d.Intro = []block{&para{Spans: []span{text(fmt.Sprintf(
-		"Protocol %s, seed %d, %d trials on %d scenarios. Budget in %s, the multi-agent build's mean total per %s; surplus: %s (at most %d votes).",
-		m.Protocol, m.Seed, m.Trials, len(m.Scenarios), b.Unit, b.Per, b.Surplus, b.MaxVotes))}}}
+		"Protocol %s, seed %d, %d trials on %d scenarios. Budget in %s, the multi-agent build's %s total per %s; surplus: %s (at most %d votes).",
+		m.Protocol, m.Seed, m.Trials, len(m.Scenarios), b.Unit, b.Measure, b.Per, b.Surplus, b.MaxVotes))}}}
 	arms := &table{Header: []string{"system", "agents", "runs", "success", "95% CI", "pass^k", "over budget", "model calls", "tokens", "tool calls", "votes"}}
 	for _, a := range m.Arms {
 		arms.Rows = append(arms.Rows, []tcell{textCell(a.Name), intCell(a.Agents), intCell(a.Runs),
