@@ -29,8 +29,10 @@ const SingleAgent Agent = "single"
 // RetryKey seams, the roles' other slips and the sandbox's faults act as in
 // the multi-agent build, drawn from the same keyed dice (slips and faults
 // are keyed by the role, so a trial of both builds draws the same numbers
-// for the same calls). Every trace event is the one agent's; RunCore
-// ignores Single.
+// for the same calls). Each role's core is offered its role's tools
+// ([Turn.Tools]), as its decision logic expects; the sandbox lets the agent
+// call any tool. Every trace event is the one agent's; RunCore ignores
+// Single.
 type Single struct {
 	// Name is the agent's name in the trace; "" is [SingleAgent]. It must
 	// not be one of the mission's agents.
