@@ -208,3 +208,30 @@ func TestSingleAgentRevotes(t *testing.T) {
 		t.Errorf("budget 1: %d runs over, want all %d", over, 3*trials)
 	}
 }
+
+// BenchmarkSingleAgent runs every invoice scenario once through the
+// multi-agent build and through the single-agent build.
+func BenchmarkSingleAgent(b *testing.B) {
+	m := invoice.New()
+	scs, _, err := m.Scenarios()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		env  mission.Env
+	}{{"multi", mission.Env{}}, {"single", mission.Env{Single: &mission.Single{}}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, sc := range scs {
+					run, err := m.Run(context.Background(), mission.Clean(), sc, 1, bc.env)
+					if err != nil {
+						b.Fatal(err)
+					}
+					run.Trace.Recycle()
+				}
+			}
+		})
+	}
+}

@@ -107,6 +107,7 @@ type engine struct {
 	fixtures sync.Map // fixtureKey -> *sandbox.State
 	readings readingMemo
 	decoded  decodeMemo
+	solo     soloTools // single.go
 }
 
 var _ Mission = (*engine)(nil)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/baton-lab/baton/internal/jsontext"
 	"github.com/baton-lab/baton/sandbox"
@@ -135,15 +136,25 @@ func (e *engine) runSingle(ctx context.Context, b Build, sc *Scenario, seed uint
 	return &Run{Trace: &r.trace, End: end, Cost: r.cost}, nil
 }
 
+// soloTools is the single agent's tool registry, built once per mission.
+type soloTools struct {
+	once sync.Once
+	reg  *sandbox.Registry
+	err  error
+}
+
 // soloRegistry returns the mission's tools with every tool open to every
 // role: the single agent holds them all.
 func (e *engine) soloRegistry() (*sandbox.Registry, error) {
-	reg := e.spec.Tools
-	tools := reg.Tools()
-	for i := range tools {
-		tools[i].Agents = slices.Clone(e.t.agentNames())
-	}
-	return sandbox.NewRegistry(sandbox.Setup{Records: reg.NewRecords, Kinds: reg.Kinds(), Tools: tools})
+	e.solo.once.Do(func() {
+		reg := e.spec.Tools
+		tools := reg.Tools()
+		for i := range tools {
+			tools[i].Agents = slices.Clone(e.t.agentNames())
+		}
+		e.solo.reg, e.solo.err = sandbox.NewRegistry(sandbox.Setup{Records: reg.NewRecords, Kinds: reg.Kinds(), Tools: tools})
+	})
+	return e.solo.reg, e.solo.err
 }
 
 // agentNames returns the mission's agents as strings.
