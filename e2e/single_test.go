@@ -235,3 +235,31 @@ func BenchmarkSingleAgent(b *testing.B) {
 		})
 	}
 }
+
+// TestSingleAgentVotesSampleApart checks that each vote of a core that is
+// not a policy (a model's) sees its own trial seed, the sample a model
+// core sends, so that a cache keeps the votes' answers apart; and that
+// the seeds are the same on a rerun.
+func TestSingleAgentVotesSampleApart(t *testing.T) {
+	m := toyMission(t)
+	sc := toyScenarios()[0]
+	seeds := func() []uint64 {
+		var out []uint64
+		seen := mission.CoreFunc(func(ctx context.Context, t *mission.Turn) (mission.Result, error) {
+			out = append(out, t.Seed())
+			return deskCore(ctx, t)
+		})
+		env := mission.Env{Cores: map[mission.Agent]mission.Core{desk: seen}, Single: &mission.Single{Votes: 3}}
+		if _, err := m.Run(context.Background(), mission.Clean(), sc, 11, env); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	first := seeds()
+	if len(first) != 3 || first[2] != 11 || first[0] == first[1] || first[0] == 11 || first[1] == 11 {
+		t.Errorf("seeds %v: want two distinct vote seeds, then the trial's (11)", first)
+	}
+	if diff := cmp.Diff(first, seeds()); diff != "" {
+		t.Errorf("rerun (-first +second):\n%s", diff)
+	}
+}
