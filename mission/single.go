@@ -30,7 +30,8 @@ const SingleAgent Agent = "single"
 // RetryKey seams, the roles' other slips and the sandbox's faults act as in
 // the multi-agent build, drawn from the same keyed dice (slips and faults
 // are keyed by the role, so a trial of both builds draws the same numbers
-// for the same calls). Each role's core is offered its role's tools
+// for the same calls, and the sandbox's log names the role that made each
+// call). Each role's core is offered its role's tools
 // ([Turn.Tools]), as its decision logic expects; the sandbox lets the agent
 // call any tool. Every trace event is the one agent's; RunCore ignores
 // Single.
@@ -119,7 +120,7 @@ func (e *engine) runSingle(ctx context.Context, b Build, sc *Scenario, seed uint
 	r := e.newRunner(ctx, b.hooks(), sc, &sc.Initial, seed, env)
 	r.sb.Recycle()
 	r.sb = sandbox.New(reg, &sc.Initial, sandbox.Config{Faults: env.Faults}, r.dice, r.clock)
-	so := &solo{r: r, s: s, reg: reg, env: env, build: b}
+	so := &solo{r: r, s: s, reg: reg, env: env}
 	so.day()
 	if r.err != nil {
 		r.discard()
@@ -169,11 +170,10 @@ func (t *tables) agentNames() []string {
 // solo is the state of one single-agent run over a runner (its sandbox,
 // clock, dice, trace and cost).
 type solo struct {
-	r     *runner
-	s     Single
-	reg   *sandbox.Registry
-	env   Env
-	build Build
+	r   *runner
+	s   Single
+	reg *sandbox.Registry
+	env Env
 	// queue holds the hand-overs between roles not yet taken, in order.
 	queue []handover
 	head  int
