@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/baton-lab/baton/coordination"
 	"github.com/baton-lab/baton/input"
@@ -155,7 +156,7 @@ func RunMatched(ctx context.Context, p *Protocol, st *Stack, dir string, trials 
 		return nil, err
 	}
 	res := mr.result()
-	man := MatchedManifest{Schema: MatchedManifestSchema, Baton: version.String(),
+	man := MatchedManifest{Schema: MatchedManifestSchema, Baton: version.String(), Go: runtime.Version(),
 		Protocol: ManifestProtocol{Name: p.Name, Path: matchedPath(p.Source, p.Dir), SHA256: p.SHA256},
 		Mission:  MissionRef{Name: res.Mission, Version: res.MissionVersion}, Seed: res.Seed, Trials: res.Trials,
 		Models: pl.cores.provenance(nil)}
@@ -471,11 +472,12 @@ const (
 )
 
 // MatchedManifest says what a matched-budget comparison ran: the protocol
-// (its copy is protocol.yaml), the mission, seed, trials, baton's version
-// and the model cores' provenance.
+// (its copy is protocol.yaml), the mission, seed, trials, baton's and
+// Go's versions and the model cores' provenance.
 type MatchedManifest struct {
 	Schema   string            `json:"schema"`
 	Baton    string            `json:"baton"`
+	Go       string            `json:"go"`
 	Protocol ManifestProtocol  `json:"protocol"`
 	Mission  MissionRef        `json:"mission"`
 	Seed     uint64            `json:"seed"`

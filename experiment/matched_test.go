@@ -112,13 +112,17 @@ func TestMatchedCleanTriage(t *testing.T) {
 }
 
 // TestMatchedRevoteTriage: under a raised slip profile the comparison
-// records the protocol's settings, and the single agents stay within the
+// records the protocol's settings, gives the same figures twice, and the single agents stay within the
 // team's model calls (they make the same decisions, and votes only what
 // the budget leaves).
 func TestMatchedRevoteTriage(t *testing.T) {
-	res := matched(t, "name: m\nmission:\n  name: triage\ntrials: 3\nfaults: {}\n"+
-		"profile:\n  supervisor: {misroute: 0.2}\n  billing: {skip_lookup: 0.2}\n"+
-		"matched: {unit: model_calls, surplus: revote, max_votes: 3}\n")
+	const proto = "name: m\nmission:\n  name: triage\ntrials: 3\nfaults: {}\n" +
+		"profile:\n  supervisor: {misroute: 0.2}\n  billing: {skip_lookup: 0.2}\n" +
+		"matched: {unit: model_calls, surplus: revote, max_votes: 3}\n"
+	res := matched(t, proto)
+	if diff := cmp.Diff(res, matched(t, proto)); diff != "" {
+		t.Errorf("second run (-first +second):\n%s", diff)
+	}
 	if res.Budget.Surplus != SurplusRevote || res.Budget.Unit != "model_calls" || res.Budget.Per != MatchedPerScenario {
 		t.Errorf("budget %+v: want the protocol's", res.Budget)
 	}
