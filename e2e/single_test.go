@@ -152,13 +152,13 @@ func forgetful(_ context.Context, t *mission.Turn) (mission.Result, error) {
 // votes runs the toy's scenarios over trials with a forgetful clerk, as
 // the single agent with votes votes and budget, and returns how many runs
 // passed, went over the budget, and their cost.
-func votes(tb testing.TB, trials, votes int, budget mission.Budget) (pass, over int, cost mission.Cost) {
+func votes(tb testing.TB, trials, votes, need int, budget mission.Budget) (pass, over int, cost mission.Cost) {
 	tb.Helper()
 	m := toyMission(tb)
 	env := mission.Env{
 		Profile: mission.Profile{clerk: {"forget": 0.15}},
 		Cores:   map[mission.Agent]mission.Core{clerk: mission.Policy(forgetful)},
-		Single:  &mission.Single{Votes: votes, Budget: budget},
+		Single:  &mission.Single{Votes: votes, Budget: budget, Need: need},
 	}
 	for trial := range trials {
 		for _, sc := range toyScenarios() {
@@ -185,25 +185,31 @@ func votes(tb testing.TB, trials, votes int, budget mission.Budget) (pass, over 
 // below what the run needs stops it.
 func TestSingleAgentRevotes(t *testing.T) {
 	const trials = 60
-	once, _, c1 := votes(t, trials, 1, mission.Budget{})
-	thrice, _, c3 := votes(t, trials, 3, mission.Budget{})
+	once, _, c1 := votes(t, trials, 1, 0, mission.Budget{})
+	thrice, _, c3 := votes(t, trials, 3, 0, mission.Budget{})
 	if thrice <= once+8 {
 		t.Errorf("passed %d runs voting once, %d voting thrice: want thrice to pass over 8 more", once, thrice)
 	}
 	if c3.ModelCalls < 2*c1.ModelCalls {
 		t.Errorf("model calls: %d voting once, %d thrice: want thrice to spend at least twice as much", c1.ModelCalls, c3.ModelCalls)
 	}
-	again, _, _ := votes(t, trials, 3, mission.Budget{})
+	again, _, _ := votes(t, trials, 3, 0, mission.Budget{})
 	if again != thrice {
 		t.Errorf("voting thrice passed %d, then %d: want the same (keyed dice)", thrice, again)
 	}
-	// The toy's scenarios need two to four model calls: a budget of four
-	// leaves no room for a vote on the two-input day.
-	capped, over, cc := votes(t, trials, 3, mission.Budget{Unit: mission.UnitModelCalls, Limit: 4})
-	if over != 0 || cc.ModelCalls >= c3.ModelCalls || capped >= thrice {
-		t.Errorf("budget 4: %d passed, %d over, %d model calls: want none over, fewer calls and passes than unbudgeted (%d, %d)", capped, over, cc.ModelCalls, c3.ModelCalls, thrice)
+	// The toy's scenarios need two to four model calls: a budget of six
+	// for a need of four leaves room for some votes, not all.
+	capped, over, cc := votes(t, trials, 3, 4, mission.Budget{Unit: mission.UnitModelCalls, Limit: 6})
+	if over != 0 || cc.ModelCalls >= c3.ModelCalls || cc.ModelCalls <= c1.ModelCalls || capped >= thrice {
+		t.Errorf("budget 6: %d passed, %d over, %d model calls: want none over, calls between voting once and thrice (%d, %d), fewer passes than unbudgeted (%d)",
+			capped, over, cc.ModelCalls, c1.ModelCalls, c3.ModelCalls, thrice)
 	}
-	_, over, _ = votes(t, trials, 1, mission.Budget{Unit: mission.UnitModelCalls, Limit: 1})
+	// Without a need the budgeted agent does not vote.
+	_, _, cn := votes(t, trials, 3, 0, mission.Budget{Unit: mission.UnitModelCalls, Limit: 100})
+	if cn.ModelCalls != c1.ModelCalls {
+		t.Errorf("budget 100, no need: %d model calls, want %d (no votes)", cn.ModelCalls, c1.ModelCalls)
+	}
+	_, over, _ = votes(t, trials, 1, 0, mission.Budget{Unit: mission.UnitModelCalls, Limit: 1})
 	if over != 3*trials {
 		t.Errorf("budget 1: %d runs over, want all %d", over, 3*trials)
 	}

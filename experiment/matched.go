@@ -122,6 +122,7 @@ type matchedRun struct {
 	runs   [arms][][]armRun
 	budget []int // per scenario, the matched budget
 	votes  []int // per scenario, the single agent's votes when matched
+	need   []int // per scenario, its mean need at its own needs, rounded up
 }
 
 // RunMatched runs the comparison of p's mission's multi-agent build with
@@ -180,7 +181,7 @@ func (mr *matchedRun) env(arm, si int) mission.Env {
 	case armSingle:
 		env.Single = &mission.Single{}
 	case armMatched:
-		env.Single = &mission.Single{Budget: mission.Budget{Unit: mr.mb.unit(), Limit: mr.budget[si]}, Votes: mr.votes[si]}
+		env.Single = &mission.Single{Budget: mission.Budget{Unit: mr.mb.unit(), Limit: mr.budget[si]}, Votes: mr.votes[si], Need: mr.need[si]}
 	}
 	return env
 }
@@ -265,17 +266,18 @@ func (mr *matchedRun) budgets() {
 }
 
 // plan sets the single agent's votes on each scenario: with surplus
-// revote, as many as its mean need fits in the budget (an odd number, at
-// most max_votes); else one.
+// revote, as many as its mean need on the scenario fits in the
+// scenario's budget (an odd number, at most max_votes); else one. Its need
+// is passed on, for the agent to keep what its own turns need out of what
+// it votes with.
 func (mr *matchedRun) plan() {
 	mr.votes = make([]int, len(mr.pl.scenarios))
+	mr.need = make([]int, len(mr.pl.scenarios))
 	for si := range mr.votes {
 		v := 1
-		at := si
-		if mr.mb.Per == MatchedPerTask {
-			at = -1
-		}
-		if need := mr.mean(armSingle, at); mr.mb.Surplus == SurplusRevote && need > 0 {
+		need := mr.mean(armSingle, si)
+		mr.need[si] = int(math.Ceil(need))
+		if mr.mb.Surplus == SurplusRevote && need > 0 {
 			v = min(mr.mb.MaxVotes, int(float64(mr.budget[si])/need))
 			if v%2 == 0 {
 				v--

@@ -56,6 +56,15 @@ type Single struct {
 	// its model calls are in the trace; its tool calls, against the
 	// scratch copy, are not.
 	Votes int
+	// Need is what the agent expects its turns of the day to cost in the
+	// budget's unit, voting once (a comparison passes its mean need at
+	// its own needs). Under a budget an extra vote is taken only while
+	// it, estimated by the turn's costliest vote so far, else the run's
+	// average turn, else (on the run's first turn) the whole Need, plus
+	// what the day's own turns still need (Need less what they spent)
+	// fits in the budget. Without a Need a budgeted agent does not vote:
+	// it cannot tell what its own turns still need.
+	Need int
 }
 
 // ReasonBudget is the reason of the exception a single-agent run records
@@ -179,8 +188,11 @@ type solo struct {
 	head  int
 	// boxes hold, per collecting role, what it was handed today.
 	boxes map[int]*inbox
-	// turns counts the turns taken, for the average a vote is estimated by.
+	// turns counts the turns taken, for the average a vote is estimated
+	// by, and real what they spent (their votes apart) in the budget's
+	// unit.
 	turns   int
+	real    int
 	stopped bool
 	// input and inputs place the current input in the day, for the share
 	// of the budget the turns on it may spend on votes.
@@ -259,6 +271,7 @@ func (so *solo) take(ai int, item string, in turnInput) {
 			return
 		}
 	}
+	before := so.s.Budget.Used(r.cost)
 	seams := r.seams
 	if ballots != nil {
 		r.seams = &tally{Seams: seams, ballots: ballots}
@@ -269,6 +282,7 @@ func (so *solo) take(ai int, item string, in turnInput) {
 		return
 	}
 	so.turns++
+	so.real += so.s.Budget.Used(r.cost) - before
 	r.event(Event{Kind: EventResult, Agent: r.t.agents[ai], Item: item, Output: r.marshal(res)})
 	if so.s.Budget.Exceeded(r.cost) {
 		so.stop(ai, item)

@@ -16,44 +16,36 @@ type choice struct {
 }
 
 // vote plays role ai's extra votes on the turn and returns their ballots;
-// it stops early when the next vote and the turn, each estimated by the
-// costliest vote so far or else the run's average turn, would not fit in
-// the budget. Under a budget the run's first turn, which has no estimate,
-// is not voted on.
+// it stops early when the next vote would not fit (see [Single].Need).
 func (so *solo) vote(ai int, item string, in turnInput) []ballot {
 	r := so.r
-	if so.s.Budget.Limit > 0 && so.turns == 0 {
+	if b := so.s.Budget; b.Limit > 0 && so.s.Need <= 0 {
 		return nil
 	}
 	var out []ballot
-	est := 0
+	est := so.s.Need
 	if so.turns > 0 {
-		est = (so.s.Budget.Used(r.cost) + so.turns - 1) / so.turns
+		est = (so.real + so.turns - 1) / so.turns
 	}
 	for k := 1; k < so.s.Votes; k++ {
-		if !so.fits(2 * est) {
+		if !so.fits(est) {
 			break
 		}
-		b, spent := so.ballot(ai, item, in, k)
+		bl, spent := so.ballot(ai, item, in, k)
 		if r.err != nil {
 			return nil
 		}
-		out = append(out, b)
+		out = append(out, bl)
 		est = max(est, spent)
 	}
 	return out
 }
 
-// fits reports whether spending n more keeps the run within the share of
-// its budget the day has reached: the inputs taken so far and the one at
-// hand, of the inputs plus the end of the day.
-func (so *solo) fits(n int) bool {
+// fits reports whether a vote estimated at est fits in the budget with
+// what the day's own turns still need (see [Single].Need).
+func (so *solo) fits(est int) bool {
 	b := so.s.Budget
-	if b.Limit <= 0 {
-		return true
-	}
-	share := b.Limit * (so.input + 1) / (so.inputs + 1)
-	return b.Used(so.r.cost)+n <= share
+	return b.Limit <= 0 || b.Used(so.r.cost)+est+max(0, so.s.Need-so.real) <= b.Limit
 }
 
 // ballot plays vote k of role ai's turn on a scratch copy of the system
