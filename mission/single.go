@@ -50,9 +50,10 @@ type Single struct {
 	// slips and faults, and a distinct [Turn.Seed] a model core sends as
 	// its sample), before the turn itself: at each decision the turn then
 	// acts on the choice most votes made, its own included (ties go to
-	// its own). An extra vote is taken only while it and the turn fit in
-	// the share of the budget the day has reached (see [Single.Budget]).
-	// Its model calls, tokens and tool calls count in the run's cost and
+	// its own). Only decisions are voted on ([Turn.Decide], or the result
+	// fields the kernel reads a core's decisions from); whatever else a
+	// core does follows its own turn. An extra vote is taken only while it
+	// fits in the budget (see Need). Its model calls, tokens and tool calls count in the run's cost and
 	// its model calls are in the trace; its tool calls, against the
 	// scratch copy, are not.
 	Votes int
@@ -194,9 +195,6 @@ type solo struct {
 	turns   int
 	real    int
 	stopped bool
-	// input and inputs place the current input in the day, for the share
-	// of the budget the turns on it may spend on votes.
-	input, inputs int
 }
 
 // handover is one role's result handed to the next role, inside the agent.
@@ -210,10 +208,8 @@ type handover struct {
 // the next, then the collecting roles' end-of-day turns.
 func (so *solo) day() {
 	r := so.r
-	so.inputs = len(r.sc.Inputs)
 	for i := range r.sc.Inputs {
 		in := &r.sc.Inputs[i]
-		so.input = i
 		so.take(r.t.entry, in.ID, turnInput{input: in})
 		for so.head < len(so.queue) && !so.done() {
 			h := so.queue[so.head]
@@ -230,7 +226,6 @@ func (so *solo) day() {
 			return
 		}
 	}
-	so.input = so.inputs
 	for ai, c := range r.t.collect {
 		if c && !so.done() {
 			b := so.box(ai)
