@@ -306,6 +306,7 @@ func (s *store) create(pl *plan) error {
 		{"trials", strconv.Itoa(pl.trials)},
 		{"slots", strconv.Itoa(pl.slots())},
 		{"items", strconv.Itoa(pl.total())},
+		{"trace_hash", TraceHashAlgorithm},
 	}
 	for _, kv := range meta {
 		if _, err := tx.Exec("INSERT INTO meta(key, value) VALUES(?, ?)", kv[0], kv[1]); err != nil {
@@ -508,6 +509,9 @@ func (s *store) checkMeta(pl *plan) error {
 		if meta[k] != want[k] {
 			return fmt.Errorf("%w: %s holds %s %q, this run has %q", ErrForeignRun, StoreFile, k, meta[k], want[k])
 		}
+	}
+	if err := s.sameTraceHash(); err != nil {
+		return err
 	}
 	return s.checkPlanRows(pl)
 }
