@@ -46,6 +46,9 @@ type Protocol struct {
 	// Selection is how mutant units are chosen for execution: "coverage"
 	// (the default, "" here) or "off" (see [Selection]).
 	Selection string `json:"selection,omitempty"`
+	// Matched is how baton matched compares the multi-agent build with the
+	// single-agent build (matched.go).
+	Matched Matched `json:"matched,omitempty"`
 
 	// Source is the file the protocol was read from (the mission's
 	// Spec.Protocol.Name for its default); Dir is the folder relative paths
