@@ -17,7 +17,10 @@ import (
 	"github.com/baton-lab/baton/reports"
 )
 
-// StoreSchema identifies the layout of runs.db. v6 adds the tokens the
+// StoreSchema identifies the layout of runs.db. v7 keeps each distinct
+// run and end-state hash once (the hashes dictionary; units name them by
+// id) and drops the unique indexes of the blame and finding dictionaries,
+// which only the writer, with its own maps, needed. v6 adds the tokens the
 // models read and wrote (tokens_in, tokens_out). v5 splits the sandbox
 // resets into environment and fixture resets and adds the counters of
 // emits, parses, contract checks and attribution steps. v4 stores each fact once
@@ -26,7 +29,7 @@ import (
 // offers views for auditors (items, findings, item_flags, suite_runs,
 // detection_cells). v3 kept one wide row per item, keyed by its place in
 // the plan. An older store is refused, not migrated.
-const StoreSchema = "baton.runs/v6"
+const StoreSchema = "baton.runs/v7"
 
 // ObservationName is the name of the observation run in the designs table
 // of runs.db.
@@ -81,9 +84,14 @@ CREATE TABLE units (
 	build      INTEGER GENERATED ALWAYS AS (ord / ({scenarios} * {trials})) VIRTUAL,
 	scenario   INTEGER GENERATED ALWAYS AS (ord / {trials} % {scenarios}) VIRTUAL,
 	trial      INTEGER GENERATED ALWAYS AS (ord % {trials} + 1) VIRTUAL,
-	run_sha256 TEXT NOT NULL,
-	end_sha256 TEXT NOT NULL,
+	run_hash   INTEGER NOT NULL,
+	end_hash   INTEGER NOT NULL,
 	checksum   INTEGER NOT NULL
+);
+CREATE TABLE hashes (
+	id       INTEGER PRIMARY KEY,
+	sha256   TEXT NOT NULL,
+	checksum INTEGER NOT NULL
 );
 CREATE TABLE outcomes (
 	ord                 INTEGER PRIMARY KEY,
@@ -117,7 +125,7 @@ CREATE TABLE outcomes (
 );
 CREATE TABLE blames (
 	id       INTEGER PRIMARY KEY,
-	blame    TEXT NOT NULL UNIQUE,
+	blame    TEXT NOT NULL,
 	checksum INTEGER NOT NULL
 );
 CREATE TABLE finding_texts (
@@ -126,8 +134,7 @@ CREATE TABLE finding_texts (
 	message  TEXT NOT NULL,
 	location TEXT NOT NULL,
 	evidence TEXT NOT NULL,
-	checksum INTEGER NOT NULL,
-	UNIQUE (rule, message, location, evidence)
+	checksum INTEGER NOT NULL
 );
 CREATE TABLE item_findings (
 	item    INTEGER NOT NULL,
@@ -155,8 +162,8 @@ SELECT o.ord AS ord,
 	o.slipped AS slipped, o.faulted AS faulted, o.reached AS reached, o.success AS success,
 	o.match_n AS match_n, o.match_exact AS match_exact, o.match_name_only AS match_name_only,
 	o.match_order_ignored AS match_order_ignored,
-	CASE WHEN d.ord = 0 THEN u.run_sha256 ELSE '' END AS run_sha256,
-	CASE WHEN d.ord = 0 THEN u.end_sha256 ELSE '' END AS end_sha256,
+	CASE WHEN d.ord = 0 THEN (SELECT h.sha256 FROM hashes h WHERE h.id = u.run_hash) ELSE '' END AS run_sha256,
+	CASE WHEN d.ord = 0 THEN (SELECT h.sha256 FROM hashes h WHERE h.id = u.end_hash) ELSE '' END AS end_sha256,
 	coalesce(tr.sha256, '') AS trace_sha256,
 	tr.data IS NOT NULL AS trace_stored
 FROM designs d
@@ -242,6 +249,10 @@ type store struct {
 	path     string
 	readOnly bool
 	slots    int // items per unit, from meta
+	// nm is what the reads have read of the plan tables and dictionaries;
+	// full is set once it holds every dictionary row.
+	nm   *names
+	full bool
 }
 
 // writeDSN opens runs.db for the sweep. Results regenerate from the

@@ -117,6 +117,10 @@ func appendUnitSum(b []byte, ord int, runSHA, endSHA string) []byte {
 	return appendField(appendField(b, runSHA), endSHA)
 }
 
+func hashChecksum(id int64, sha string) int64 {
+	return checksum(appendField(binary.AppendVarint([]byte{'h'}, id), sha))
+}
+
 func blameChecksum(id int64, blame string) int64 {
 	return checksum(appendField(binary.AppendVarint([]byte{'b'}, id), blame))
 }
@@ -162,12 +166,14 @@ type writer struct {
 }
 
 // dictionaries are the writer's maps of what runs.db's dictionary tables
-// hold, so that each distinct blame, finding and trace is stored once.
+// hold, so that each distinct blame, finding, trace and run or end-state
+// hash is stored once.
 type dictionaries struct {
 	blames   map[string]int64
 	findings map[string]int64
 	traces   map[string]traceRef
-	next     struct{ blame, finding, trace int64 }
+	hashes   map[string]int64
+	next     struct{ blame, finding, trace, hash int64 }
 }
 
 // traceRef is a trace's row in the traces table.
@@ -198,6 +204,7 @@ func (s *store) startWriter(batch int, progress func(n int), observe func(rows [
 	if batch < 1 {
 		batch = DefaultBatch
 	}
+	s.nm, s.full = nil, false // the dictionaries grow
 	w := &writer{s: s, ch: make(chan []row, writerQueue), batch: batch, progress: progress, observe: observe, done: make(chan struct{})}
 	go w.loop()
 	return w
@@ -215,7 +222,7 @@ func (w *writer) close() error {
 }
 
 const (
-	unitColumns    = "ord, run_sha256, end_sha256, checksum"
+	unitColumns    = "ord, run_hash, end_hash, checksum"
 	unitParams     = 4
 	findingColumns = "item, seq, finding"
 	findingParams  = 3
@@ -240,6 +247,7 @@ func insertSQL(table, columns string, params, n int) string {
 type stmts struct {
 	units, outcomes, findings     [2]*sql.Stmt
 	blame, finding, trace, stored *sql.Stmt
+	hash                          *sql.Stmt
 }
 
 func (w *writer) prepare() (*stmts, error) {
@@ -258,6 +266,7 @@ func (w *writer) prepare() (*stmts, error) {
 		{&st.finding, "INSERT INTO finding_texts(id, rule, message, location, evidence, checksum) VALUES(?, ?, ?, ?, ?, ?)"},
 		{&st.trace, "INSERT INTO traces(id, sha256, size, data, checksum) VALUES(?, ?, ?, ?, ?)"},
 		{&st.stored, "UPDATE traces SET data = ?, checksum = ? WHERE id = ?"},
+		{&st.hash, "INSERT INTO hashes(id, sha256, checksum) VALUES(?, ?, ?)"},
 	} {
 		s, err := w.s.db.Prepare(p.sql)
 		if err != nil {
@@ -271,7 +280,7 @@ func (w *writer) prepare() (*stmts, error) {
 
 func (st *stmts) close() {
 	for _, s := range []*sql.Stmt{st.units[0], st.units[1], st.outcomes[0], st.outcomes[1], st.findings[0], st.findings[1],
-		st.blame, st.finding, st.trace, st.stored} {
+		st.blame, st.finding, st.trace, st.stored, st.hash} {
 		if s != nil {
 			s.Close()
 		}
@@ -317,7 +326,7 @@ func (w *writer) loop() {
 // writerDictionaries reads what the dictionary tables hold (a resumed sweep
 // adds to them).
 func (s *store) writerDictionaries() (*dictionaries, error) {
-	d := &dictionaries{blames: map[string]int64{}, findings: map[string]int64{}, traces: map[string]traceRef{}}
+	d := &dictionaries{blames: map[string]int64{}, findings: map[string]int64{}, traces: map[string]traceRef{}, hashes: map[string]int64{}}
 	err := eachRow(s.db, "SELECT id, blame FROM blames", func(sc func(...any) error) error {
 		var id int64
 		var blame string
@@ -350,6 +359,17 @@ func (s *store) writerDictionaries() (*dictionaries, error) {
 			return nil
 		})
 	}
+	if err == nil {
+		err = eachRow(s.db, "SELECT id, sha256 FROM hashes", func(sc func(...any) error) error {
+			var id int64
+			var sha string
+			if err := sc(&id, &sha); err != nil {
+				return err
+			}
+			d.hashes[sha], d.next.hash = id, max(d.next.hash, id+1)
+			return nil
+		})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read dictionaries: %w", err)
 	}
@@ -375,6 +395,7 @@ func eachRow(db *sql.DB, query string, fn func(scan func(...any) error) error, a
 type refs struct {
 	blame, trace []int64 // trace: -1 for none
 	findings     []int64 // every row's finding ids, in order
+	run, end     []int64 // a unit's first row's run and end-state hash ids
 }
 
 // flush writes rows in one transaction: first the dictionary entries the
@@ -401,7 +422,7 @@ func (w *writer) flush(st *stmts, rows []row) error {
 	}
 	err = insertChunked(tx, st.units, len(units), &args, func(k int, a []any) []any {
 		r := &rows[units[k]]
-		return append(a, int64(r.ord/w.s.slots), r.item.TraceHash, r.item.EndHash, r.unitChecksum)
+		return append(a, int64(r.ord/w.s.slots), rf.run[units[k]], rf.end[units[k]], r.unitChecksum)
 	})
 	if err != nil {
 		return fmt.Errorf("run store writer: units from %s: %w", rows[0].id, err)
@@ -459,6 +480,7 @@ func insertChunked(tx *sql.Tx, stmt [2]*sql.Stmt, n int, buf *[]any, args func(k
 func (w *writer) lookup(tx *sql.Tx, st *stmts, rows []row, rf *refs) error {
 	d := w.dict
 	rf.blame, rf.trace = make([]int64, len(rows)), make([]int64, len(rows))
+	rf.run, rf.end = make([]int64, len(rows)), make([]int64, len(rows))
 	for i := range rows {
 		r := &rows[i]
 		if !r.sealed {
@@ -493,8 +515,33 @@ func (w *writer) lookup(tx *sql.Tx, st *stmts, rows []row, rf *refs) error {
 			return fmt.Errorf("trace of %s: %w", r.id, err)
 		}
 		rf.trace[i] = tid
+		if r.unit {
+			var err error
+			if rf.run[i], err = w.hashID(tx, st, r.item.TraceHash); err == nil {
+				rf.end[i], err = w.hashID(tx, st, r.item.EndHash)
+			}
+			if err != nil {
+				return fmt.Errorf("unit hashes of %s: %w", r.id, err)
+			}
+		}
 	}
 	return nil
+}
+
+// hashID returns the id of a run or end-state hash in the hashes
+// dictionary, adding it when new.
+func (w *writer) hashID(tx *sql.Tx, st *stmts, sha string) (int64, error) {
+	d := w.dict
+	if id, ok := d.hashes[sha]; ok {
+		return id, nil
+	}
+	id := d.next.hash
+	d.next.hash++
+	if _, err := tx.Stmt(st.hash).Exec(id, sha, hashChecksum(id, sha)); err != nil {
+		return 0, err
+	}
+	d.hashes[sha] = id
+	return id, nil
 }
 
 // traceID returns the id of r's kept trace (-1 for none), storing its
