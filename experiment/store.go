@@ -90,7 +90,7 @@ CREATE TABLE units (
 );
 CREATE TABLE hashes (
 	id       INTEGER PRIMARY KEY,
-	sha256   TEXT NOT NULL,
+	sha256   TEXT NOT NULL UNIQUE,
 	checksum INTEGER NOT NULL
 );
 CREATE TABLE outcomes (
@@ -253,6 +253,9 @@ type store struct {
 	// full is set once it holds every dictionary row.
 	nm   *names
 	full bool
+	// dictCache bounds the writer's trace and hash caches; 0 is
+	// dictionaryCache.
+	dictCache int
 }
 
 // writeDSN opens runs.db for the sweep. Results regenerate from the

@@ -130,7 +130,7 @@ func storedID(tb testing.TB, runDir, query string) string {
 	}
 	defer s.close()
 	var id string
-	if err := s.db.QueryRow("SELECT id FROM items WHERE ord = ("+query+")").Scan(&id); err != nil {
+	if err := s.db.QueryRow("SELECT id FROM items WHERE ord = (" + query + ")").Scan(&id); err != nil {
 		tb.Fatalf("%s: %v", query, err)
 	}
 	return id

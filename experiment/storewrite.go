@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"database/sql"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"slices"
@@ -167,13 +168,41 @@ type writer struct {
 
 // dictionaries are the writer's maps of what runs.db's dictionary tables
 // hold, so that each distinct blame, finding, trace and run or end-state
-// hash is stored once.
+// hash is stored once. Blames and findings are few (hundreds in a
+// default run, whatever its trials) and held whole; traces and hashes
+// grow with the units, so the writer holds a bounded cache of them and
+// looks a key it lacks up in runs.db (both tables index sha256).
 type dictionaries struct {
 	blames   map[string]int64
 	findings map[string]int64
-	traces   map[string]traceRef
-	hashes   map[string]int64
+	traces   boundedCache[traceRef]
+	hashes   boundedCache[int64]
 	next     struct{ blame, finding, trace, hash int64 }
+}
+
+// dictionaryCache is how many trace and how many hash keys the run store
+// writer holds at most: enough for the clean build's units of a default
+// run, few enough that the writer's memory does not grow with the trials.
+const dictionaryCache = 1 << 14
+
+// boundedCache maps keys to values, holding at most max keys: full, it is
+// emptied and starts again.
+type boundedCache[V any] struct {
+	m   map[string]V
+	max int
+}
+
+func newBoundedCache[V any](max int) boundedCache[V] {
+	return boundedCache[V]{m: make(map[string]V), max: max}
+}
+
+func (c *boundedCache[V]) get(k string) (V, bool) { v, ok := c.m[k]; return v, ok }
+
+func (c *boundedCache[V]) put(k string, v V) {
+	if _, ok := c.m[k]; !ok && len(c.m) >= c.max {
+		clear(c.m)
+	}
+	c.m[k] = v
 }
 
 // traceRef is a trace's row in the traces table.
@@ -247,7 +276,7 @@ func insertSQL(table, columns string, params, n int) string {
 type stmts struct {
 	units, outcomes, findings     [2]*sql.Stmt
 	blame, finding, trace, stored *sql.Stmt
-	hash                          *sql.Stmt
+	hash, findTrace, findHash     *sql.Stmt
 }
 
 func (w *writer) prepare() (*stmts, error) {
@@ -267,6 +296,8 @@ func (w *writer) prepare() (*stmts, error) {
 		{&st.trace, "INSERT INTO traces(id, sha256, size, data, checksum) VALUES(?, ?, ?, ?, ?)"},
 		{&st.stored, "UPDATE traces SET data = ?, checksum = ? WHERE id = ?"},
 		{&st.hash, "INSERT INTO hashes(id, sha256, checksum) VALUES(?, ?, ?)"},
+		{&st.findTrace, "SELECT id, data IS NOT NULL FROM traces WHERE sha256 = ?"},
+		{&st.findHash, "SELECT id FROM hashes WHERE sha256 = ?"},
 	} {
 		s, err := w.s.db.Prepare(p.sql)
 		if err != nil {
@@ -280,7 +311,7 @@ func (w *writer) prepare() (*stmts, error) {
 
 func (st *stmts) close() {
 	for _, s := range []*sql.Stmt{st.units[0], st.units[1], st.outcomes[0], st.outcomes[1], st.findings[0], st.findings[1],
-		st.blame, st.finding, st.trace, st.stored, st.hash} {
+		st.blame, st.finding, st.trace, st.stored, st.hash, st.findTrace, st.findHash} {
 		if s != nil {
 			s.Close()
 		}
@@ -323,10 +354,12 @@ func (w *writer) loop() {
 	}
 }
 
-// writerDictionaries reads what the dictionary tables hold (a resumed sweep
-// adds to them).
+// writerDictionaries reads what the blame and finding dictionaries hold,
+// and the next trace and hash ids (a resumed sweep adds to them).
 func (s *store) writerDictionaries() (*dictionaries, error) {
-	d := &dictionaries{blames: map[string]int64{}, findings: map[string]int64{}, traces: map[string]traceRef{}, hashes: map[string]int64{}}
+	n := cmp.Or(s.dictCache, dictionaryCache)
+	d := &dictionaries{blames: map[string]int64{}, findings: map[string]int64{},
+		traces: newBoundedCache[traceRef](n), hashes: newBoundedCache[int64](n)}
 	err := eachRow(s.db, "SELECT id, blame FROM blames", func(sc func(...any) error) error {
 		var id int64
 		var blame string
@@ -348,27 +381,10 @@ func (s *store) writerDictionaries() (*dictionaries, error) {
 		})
 	}
 	if err == nil {
-		err = eachRow(s.db, "SELECT id, sha256, data IS NOT NULL FROM traces", func(sc func(...any) error) error {
-			var id int64
-			var sha string
-			var stored bool
-			if err := sc(&id, &sha, &stored); err != nil {
-				return err
-			}
-			d.traces[sha], d.next.trace = traceRef{id, stored}, max(d.next.trace, id+1)
-			return nil
-		})
+		err = s.db.QueryRow("SELECT coalesce(max(id) + 1, 0) FROM traces").Scan(&d.next.trace)
 	}
 	if err == nil {
-		err = eachRow(s.db, "SELECT id, sha256 FROM hashes", func(sc func(...any) error) error {
-			var id int64
-			var sha string
-			if err := sc(&id, &sha); err != nil {
-				return err
-			}
-			d.hashes[sha], d.next.hash = id, max(d.next.hash, id+1)
-			return nil
-		})
+		err = s.db.QueryRow("SELECT coalesce(max(id) + 1, 0) FROM hashes").Scan(&d.next.hash)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read dictionaries: %w", err)
@@ -532,15 +548,20 @@ func (w *writer) lookup(tx *sql.Tx, st *stmts, rows []row, rf *refs) error {
 // dictionary, adding it when new.
 func (w *writer) hashID(tx *sql.Tx, st *stmts, sha string) (int64, error) {
 	d := w.dict
-	if id, ok := d.hashes[sha]; ok {
+	if id, ok := d.hashes.get(sha); ok {
 		return id, nil
 	}
-	id := d.next.hash
-	d.next.hash++
-	if _, err := tx.Stmt(st.hash).Exec(id, sha, hashChecksum(id, sha)); err != nil {
+	var id int64
+	err := tx.Stmt(st.findHash).QueryRow(sha).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		id = d.next.hash
+		d.next.hash++
+		_, err = tx.Stmt(st.hash).Exec(id, sha, hashChecksum(id, sha))
+	}
+	if err != nil {
 		return 0, err
 	}
-	d.hashes[sha] = id
+	d.hashes.put(sha, id)
 	return id, nil
 }
 
@@ -551,7 +572,17 @@ func (w *writer) traceID(tx *sql.Tx, st *stmts, r *row) (int64, error) {
 		return -1, nil
 	}
 	d := w.dict
-	ref, ok := d.traces[r.traceSHA]
+	ref, ok := d.traces.get(r.traceSHA)
+	if !ok {
+		err := tx.Stmt(st.findTrace).QueryRow(r.traceSHA).Scan(&ref.id, &ref.stored)
+		switch {
+		case err == nil:
+			ok = true
+			d.traces.put(r.traceSHA, ref)
+		case !errors.Is(err, sql.ErrNoRows):
+			return 0, err
+		}
+	}
 	stored := r.traceGZ != nil
 	switch {
 	case !ok:
@@ -565,14 +596,14 @@ func (w *writer) traceID(tx *sql.Tx, st *stmts, r *row) (int64, error) {
 		if _, err := tx.Stmt(st.trace).Exec(ref.id, r.traceSHA, int64(r.traceLen), data, sum); err != nil {
 			return 0, err
 		}
-		d.traces[r.traceSHA] = ref
+		d.traces.put(r.traceSHA, ref)
 	case stored && !ref.stored:
 		sum := traceChecksum(ref.id, r.traceSHA, int64(r.traceLen), true)
 		if _, err := tx.Stmt(st.stored).Exec(r.traceGZ, sum, ref.id); err != nil {
 			return 0, err
 		}
 		ref.stored = true
-		d.traces[r.traceSHA] = ref
+		d.traces.put(r.traceSHA, ref)
 	}
 	return ref.id, nil
 }
