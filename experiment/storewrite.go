@@ -181,9 +181,10 @@ type dictionaries struct {
 }
 
 // dictionaryCache is how many trace and how many hash keys the run store
-// writer holds at most: enough for the clean build's units of a default
-// run, few enough that the writer's memory does not grow with the trials.
-const dictionaryCache = 1 << 14
+// writer holds at most (about 130 bytes each): a unit's items and its
+// neighbours' share most of theirs, and a key looked up again after it
+// was dropped costs one indexed SELECT, a few microseconds.
+const dictionaryCache = 1 << 12
 
 // boundedCache maps keys to values, holding at most max keys: full, it is
 // emptied and starts again.
