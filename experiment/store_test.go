@@ -125,9 +125,9 @@ func marshalNoHTML(tb testing.TB, v any) string {
 }
 
 // TestWriterDictionariesBounded: the writer holds at most dictCache trace
-// and hash keys, however many units it stores, and still stores each
-// distinct trace and hash once (a key it no longer holds is looked up in
-// runs.db); every item reads back with its hashes.
+// and end-state keys, however many units it stores, and still stores each
+// distinct trace and end state once (a key it no longer holds is looked
+// up in runs.db); every item reads back with its hashes.
 func TestWriterDictionariesBounded(t *testing.T) {
 	pl := benchPlan(5) // 100 units, 400 items
 	s, err := createStore(filepath.Join(t.TempDir(), StoreFile), pl)
@@ -147,7 +147,7 @@ func TestWriterDictionariesBounded(t *testing.T) {
 			Trial: u.trial, Seed: TrialSeed(pl.seed, sc.ID, u.trial)}
 		r := row{ord: i, id: ItemID(it.Build, design, it.Scenario, it.Trial), item: it}
 		if design == "" {
-			r.item.TraceHash, r.item.EndHash = fmt.Sprintf("run-%d", u.index%10), fmt.Sprintf("end-%d", u.index%3)
+			r.item.TraceHash, r.item.EndHash = fmt.Sprintf("run-%d", u.index%10), fmt.Sprintf("end-%d", u.index%9)
 			r.item.Coordination, _ = coordinationVerdicts(0) // none: every dimension not applicable
 		} else {
 			r.traceSHA, r.traceLen = fmt.Sprintf("trace-%d", i%7), 10
@@ -162,15 +162,15 @@ func TestWriterDictionariesBounded(t *testing.T) {
 	if err := w.close(); err != nil {
 		t.Fatal(err)
 	}
-	if n, m := len(w.dict.hashes.m), len(w.dict.traces.m); n > 4 || m > 4 {
-		t.Errorf("the writer holds %d hash and %d trace keys, want at most 4 each", n, m)
+	if n, m := len(w.dict.ends.m), len(w.dict.traces.m); n > 4 || m > 4 {
+		t.Errorf("the writer holds %d end-state and %d trace keys, want at most 4 each", n, m)
 	}
 	for _, c := range []struct {
 		query string
 		want  int
 	}{
-		{"SELECT count(*) FROM hashes", 13},
-		{"SELECT count(DISTINCT sha256) FROM hashes", 13},
+		{"SELECT count(*) FROM end_states", 9},
+		{"SELECT count(DISTINCT sha256) FROM end_states", 9},
 		{"SELECT count(*) FROM traces", 7},
 		{"SELECT count(*) FROM traces WHERE data IS NOT NULL", 7},
 	} {

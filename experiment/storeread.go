@@ -61,7 +61,7 @@ type names struct {
 	blames   map[int64]blameEntry
 	findings map[int64]findingEntry
 	traces   map[int64]traceEntry
-	hashes   map[int64]string
+	ends     map[int64]string // end_states
 }
 
 type blameEntry struct {
@@ -153,14 +153,14 @@ func (s *store) readNames() (*names, error) {
 }
 
 // dictIDs are the dictionary rows a read needs, by table.
-type dictIDs struct{ blames, findings, traces, hashes []int64 }
+type dictIDs struct{ blames, findings, traces, ends []int64 }
 
-// readDictionaries reads the blames, finding_texts, traces and hashes
+// readDictionaries reads the blames, finding_texts, traces and end_states
 // tables into nm, checking every row against its checksum: every row when
 // ids is nil, else the rows ids lists.
 func (s *store) readDictionaries(nm *names, ids *dictIDs) error {
 	if nm.blames == nil {
-		nm.blames, nm.findings, nm.traces, nm.hashes = map[int64]blameEntry{}, map[int64]findingEntry{}, map[int64]traceEntry{}, map[int64]string{}
+		nm.blames, nm.findings, nm.traces, nm.ends = map[int64]blameEntry{}, map[int64]findingEntry{}, map[int64]traceEntry{}, map[int64]string{}
 	}
 	all := ids == nil
 	read := func(query string, list []int64, fn func(scan func(...any) error) error) error {
@@ -235,16 +235,16 @@ func (s *store) readDictionaries(nm *names, ids *dictIDs) error {
 	if err != nil {
 		return err
 	}
-	return read("SELECT id, sha256, checksum FROM hashes", ids.hashes, func(scan func(...any) error) error {
+	return read("SELECT id, sha256, checksum FROM end_states", ids.ends, func(scan func(...any) error) error {
 		var id, sum int64
 		var sha string
 		if err := scan(&id, &sha, &sum); err != nil {
-			return damaged("hashes: %v", scanProblem(err))
+			return damaged("end_states: %v", scanProblem(err))
 		}
-		if hashChecksum(id, sha) != sum {
-			return damaged("hashes row %d (%s) does not match its checksum", id, short(sha))
+		if endStateChecksum(id, sha) != sum {
+			return damaged("end_states row %d (%s) does not match its checksum", id, short(sha))
 		}
-		nm.hashes[id] = sha
+		nm.ends[id] = sha
 		return nil
 	})
 }
@@ -264,7 +264,7 @@ func scanProblem(err error) string {
 // run's unit; the dictionaries are read once, before ([names]).
 var scanSQL = `SELECT o.ord, o.flags, ` + costNames("o.") + `, o.wall_ns,
 	o.reached, o.match_n, o.match_exact, o.match_name_only, o.match_order_ignored, o.checksum, o.blame, o.trace,
-	u.ord, u.run_hash, u.end_hash, u.checksum, f.seq, f.finding
+	u.ord, u.run_sha256, u.end_state, u.checksum, f.seq, f.finding
 FROM outcomes o
 LEFT JOIN units u ON u.ord = o.unit AND o.design = 0
 LEFT JOIN item_findings f ON f.item = o.ord`
@@ -276,7 +276,8 @@ type scanned struct {
 	reached, matchN, exact, nameOnly, orderIgn, checksum int64
 	blameID                                              int64
 	traceID, unitOrd, unitSum, seq, finding              sql.NullInt64
-	runHash, endHash                                     sql.NullInt64
+	runSHA                                               sql.NullString
+	endState                                             sql.NullInt64
 }
 
 func (c *scanned) dest() []any {
@@ -286,7 +287,7 @@ func (c *scanned) dest() []any {
 	}
 	return append(d, &c.wallNS,
 		&c.reached, &c.matchN, &c.exact, &c.nameOnly, &c.orderIgn, &c.checksum, &c.blameID, &c.traceID,
-		&c.unitOrd, &c.runHash, &c.endHash, &c.unitSum, &c.seq, &c.finding)
+		&c.unitOrd, &c.runSHA, &c.endState, &c.unitSum, &c.seq, &c.finding)
 }
 
 // costOf reads the scanned cost counters.
@@ -390,11 +391,9 @@ func (s *store) startItem(nm *names, it *storedItem, c *scanned) error {
 		if !c.unitOrd.Valid {
 			return damaged("outcomes row %d (%s): units lacks its unit %d", c.ord, it.id(), it.unit)
 		}
-		if x.TraceHash, ok = nm.hashes[c.runHash.Int64]; !ok {
-			return damaged("units row %d (%s) names run hash %d, which hashes lacks", it.unit, it.id(), c.runHash.Int64)
-		}
-		if x.EndHash, ok = nm.hashes[c.endHash.Int64]; !ok {
-			return damaged("units row %d (%s) names end-state hash %d, which hashes lacks", it.unit, it.id(), c.endHash.Int64)
+		x.TraceHash = c.runSHA.String
+		if x.EndHash, ok = nm.ends[c.endState.Int64]; !ok {
+			return damaged("units row %d (%s) names end state %d, which end_states lacks", it.unit, it.id(), c.endState.Int64)
 		}
 		if x.Coordination, ok = coordinationVerdicts(c.flags); !ok {
 			return damaged("outcomes row %d: flags %d: observation run %s: no coordination verdict has that code", c.ord, c.flags, it.id())
@@ -477,12 +476,12 @@ func (s *store) pointNames(ord int) (*names, error) {
 		return nm, err
 	}
 	var (
-		blame           int64
-		trace, run, end sql.NullInt64
-		ids             dictIDs
+		blame      int64
+		trace, end sql.NullInt64
+		ids        dictIDs
 	)
-	err = s.db.QueryRow(`SELECT o.blame, o.trace, u.run_hash, u.end_hash FROM outcomes o
-		LEFT JOIN units u ON u.ord = o.unit AND o.design = 0 WHERE o.ord = ?`, int64(ord)).Scan(&blame, &trace, &run, &end)
+	err = s.db.QueryRow(`SELECT o.blame, o.trace, u.end_state FROM outcomes o
+		LEFT JOIN units u ON u.ord = o.unit AND o.design = 0 WHERE o.ord = ?`, int64(ord)).Scan(&blame, &trace, &end)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nm, nil
 	}
@@ -507,10 +506,8 @@ func (s *store) pointNames(ord int) (*names, error) {
 	if _, ok := nm.traces[trace.Int64]; trace.Valid && !ok {
 		ids.traces = append(ids.traces, trace.Int64)
 	}
-	for _, h := range []sql.NullInt64{run, end} {
-		if _, ok := nm.hashes[h.Int64]; h.Valid && !ok {
-			ids.hashes = append(ids.hashes, h.Int64)
-		}
+	if _, ok := nm.ends[end.Int64]; end.Valid && !ok {
+		ids.ends = append(ids.ends, end.Int64)
 	}
 	return nm, s.readDictionaries(nm, &ids)
 }

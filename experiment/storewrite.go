@@ -118,8 +118,8 @@ func appendUnitSum(b []byte, ord int, runSHA, endSHA string) []byte {
 	return appendField(appendField(b, runSHA), endSHA)
 }
 
-func hashChecksum(id int64, sha string) int64 {
-	return checksum(appendField(binary.AppendVarint([]byte{'h'}, id), sha))
+func endStateChecksum(id int64, sha string) int64 {
+	return checksum(appendField(binary.AppendVarint([]byte{'e'}, id), sha))
 }
 
 func blameChecksum(id int64, blame string) int64 {
@@ -167,20 +167,20 @@ type writer struct {
 }
 
 // dictionaries are the writer's maps of what runs.db's dictionary tables
-// hold, so that each distinct blame, finding, trace and run or end-state
-// hash is stored once. Blames and findings are few (hundreds in a
-// default run, whatever its trials) and held whole; traces and hashes
-// grow with the units, so the writer holds a bounded cache of them and
-// looks a key it lacks up in runs.db (both tables index sha256).
+// hold, so that each distinct blame, finding, trace and end state is
+// stored once. Blames and findings are few (hundreds in a default run,
+// whatever its trials) and held whole; traces and end states grow with
+// the units, so the writer holds a bounded cache of them and looks a key
+// it lacks up in runs.db (both tables index sha256).
 type dictionaries struct {
 	blames   map[string]int64
 	findings map[string]int64
 	traces   boundedCache[traceRef]
-	hashes   boundedCache[int64]
-	next     struct{ blame, finding, trace, hash int64 }
+	ends     boundedCache[int64]
+	next     struct{ blame, finding, trace, end int64 }
 }
 
-// dictionaryCache is how many trace and how many hash keys the run store
+// dictionaryCache is how many trace and how many end-state keys the run store
 // writer holds at most (about 130 bytes each): a unit's items and its
 // neighbours' share most of theirs, and a key looked up again after it
 // was dropped costs one indexed SELECT, a few microseconds.
@@ -252,7 +252,7 @@ func (w *writer) close() error {
 }
 
 const (
-	unitColumns    = "ord, run_hash, end_hash, checksum"
+	unitColumns    = "ord, run_sha256, end_state, checksum"
 	unitParams     = 4
 	findingColumns = "item, seq, finding"
 	findingParams  = 3
@@ -277,7 +277,7 @@ func insertSQL(table, columns string, params, n int) string {
 type stmts struct {
 	units, outcomes, findings     [2]*sql.Stmt
 	blame, finding, trace, stored *sql.Stmt
-	hash, findTrace, findHash     *sql.Stmt
+	end, findTrace, findEnd       *sql.Stmt
 }
 
 func (w *writer) prepare() (*stmts, error) {
@@ -296,9 +296,9 @@ func (w *writer) prepare() (*stmts, error) {
 		{&st.finding, "INSERT INTO finding_texts(id, rule, message, location, evidence, checksum) VALUES(?, ?, ?, ?, ?, ?)"},
 		{&st.trace, "INSERT INTO traces(id, sha256, size, data, checksum) VALUES(?, ?, ?, ?, ?)"},
 		{&st.stored, "UPDATE traces SET data = ?, checksum = ? WHERE id = ?"},
-		{&st.hash, "INSERT INTO hashes(id, sha256, checksum) VALUES(?, ?, ?)"},
+		{&st.end, "INSERT INTO end_states(id, sha256, checksum) VALUES(?, ?, ?)"},
 		{&st.findTrace, "SELECT id, data IS NOT NULL FROM traces WHERE sha256 = ?"},
-		{&st.findHash, "SELECT id FROM hashes WHERE sha256 = ?"},
+		{&st.findEnd, "SELECT id FROM end_states WHERE sha256 = ?"},
 	} {
 		s, err := w.s.db.Prepare(p.sql)
 		if err != nil {
@@ -312,7 +312,7 @@ func (w *writer) prepare() (*stmts, error) {
 
 func (st *stmts) close() {
 	for _, s := range []*sql.Stmt{st.units[0], st.units[1], st.outcomes[0], st.outcomes[1], st.findings[0], st.findings[1],
-		st.blame, st.finding, st.trace, st.stored, st.hash, st.findTrace, st.findHash} {
+		st.blame, st.finding, st.trace, st.stored, st.end, st.findTrace, st.findEnd} {
 		if s != nil {
 			s.Close()
 		}
@@ -356,11 +356,11 @@ func (w *writer) loop() {
 }
 
 // writerDictionaries reads what the blame and finding dictionaries hold,
-// and the next trace and hash ids (a resumed sweep adds to them).
+// and the next trace and end-state ids (a resumed sweep adds to them).
 func (s *store) writerDictionaries() (*dictionaries, error) {
 	n := cmp.Or(s.dictCache, dictionaryCache)
 	d := &dictionaries{blames: map[string]int64{}, findings: map[string]int64{},
-		traces: newBoundedCache[traceRef](n), hashes: newBoundedCache[int64](n)}
+		traces: newBoundedCache[traceRef](n), ends: newBoundedCache[int64](n)}
 	err := eachRow(s.db, "SELECT id, blame FROM blames", func(sc func(...any) error) error {
 		var id int64
 		var blame string
@@ -385,7 +385,7 @@ func (s *store) writerDictionaries() (*dictionaries, error) {
 		err = s.db.QueryRow("SELECT coalesce(max(id) + 1, 0) FROM traces").Scan(&d.next.trace)
 	}
 	if err == nil {
-		err = s.db.QueryRow("SELECT coalesce(max(id) + 1, 0) FROM hashes").Scan(&d.next.hash)
+		err = s.db.QueryRow("SELECT coalesce(max(id) + 1, 0) FROM end_states").Scan(&d.next.end)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read dictionaries: %w", err)
@@ -412,7 +412,7 @@ func eachRow(db *sql.DB, query string, fn func(scan func(...any) error) error, a
 type refs struct {
 	blame, trace []int64 // trace: -1 for none
 	findings     []int64 // every row's finding ids, in order
-	run, end     []int64 // a unit's first row's run and end-state hash ids
+	end          []int64 // a unit's first row's end-state id
 }
 
 // flush writes rows in one transaction: first the dictionary entries the
@@ -439,7 +439,7 @@ func (w *writer) flush(st *stmts, rows []row) error {
 	}
 	err = insertChunked(tx, st.units, len(units), &args, func(k int, a []any) []any {
 		r := &rows[units[k]]
-		return append(a, int64(r.ord/w.s.slots), rf.run[units[k]], rf.end[units[k]], r.unitChecksum)
+		return append(a, int64(r.ord/w.s.slots), r.item.TraceHash, rf.end[units[k]], r.unitChecksum)
 	})
 	if err != nil {
 		return fmt.Errorf("run store writer: units from %s: %w", rows[0].id, err)
@@ -497,7 +497,7 @@ func insertChunked(tx *sql.Tx, stmt [2]*sql.Stmt, n int, buf *[]any, args func(k
 func (w *writer) lookup(tx *sql.Tx, st *stmts, rows []row, rf *refs) error {
 	d := w.dict
 	rf.blame, rf.trace = make([]int64, len(rows)), make([]int64, len(rows))
-	rf.run, rf.end = make([]int64, len(rows)), make([]int64, len(rows))
+	rf.end = make([]int64, len(rows))
 	for i := range rows {
 		r := &rows[i]
 		if !r.sealed {
@@ -533,36 +533,32 @@ func (w *writer) lookup(tx *sql.Tx, st *stmts, rows []row, rf *refs) error {
 		}
 		rf.trace[i] = tid
 		if r.unit {
-			var err error
-			if rf.run[i], err = w.hashID(tx, st, r.item.TraceHash); err == nil {
-				rf.end[i], err = w.hashID(tx, st, r.item.EndHash)
-			}
-			if err != nil {
-				return fmt.Errorf("unit hashes of %s: %w", r.id, err)
+			if rf.end[i], err = w.endID(tx, st, r.item.EndHash); err != nil {
+				return fmt.Errorf("end state of %s: %w", r.id, err)
 			}
 		}
 	}
 	return nil
 }
 
-// hashID returns the id of a run or end-state hash in the hashes
+// endID returns the id of an end-state hash in the end_states
 // dictionary, adding it when new.
-func (w *writer) hashID(tx *sql.Tx, st *stmts, sha string) (int64, error) {
+func (w *writer) endID(tx *sql.Tx, st *stmts, sha string) (int64, error) {
 	d := w.dict
-	if id, ok := d.hashes.get(sha); ok {
+	if id, ok := d.ends.get(sha); ok {
 		return id, nil
 	}
 	var id int64
-	err := tx.Stmt(st.findHash).QueryRow(sha).Scan(&id)
+	err := tx.Stmt(st.findEnd).QueryRow(sha).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		id = d.next.hash
-		d.next.hash++
-		_, err = tx.Stmt(st.hash).Exec(id, sha, hashChecksum(id, sha))
+		id = d.next.end
+		d.next.end++
+		_, err = tx.Stmt(st.end).Exec(id, sha, endStateChecksum(id, sha))
 	}
 	if err != nil {
 		return 0, err
 	}
-	d.hashes.put(sha, id)
+	d.ends.put(sha, id)
 	return id, nil
 }
 
