@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"database/sql"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"slices"
@@ -294,9 +293,9 @@ func (w *writer) prepare() (*stmts, error) {
 		{&st.findings[1], insertSQL("item_findings", findingColumns, findingParams, chunk)},
 		{&st.blame, "INSERT INTO blames(id, blame, checksum) VALUES(?, ?, ?)"},
 		{&st.finding, "INSERT INTO finding_texts(id, rule, message, location, evidence, checksum) VALUES(?, ?, ?, ?, ?, ?)"},
-		{&st.trace, "INSERT INTO traces(id, sha256, size, data, checksum) VALUES(?, ?, ?, ?, ?)"},
+		{&st.trace, "INSERT INTO traces(id, sha256, size, data, checksum) VALUES(?, ?, ?, ?, ?) ON CONFLICT(sha256) DO NOTHING"},
 		{&st.stored, "UPDATE traces SET data = ?, checksum = ? WHERE id = ?"},
-		{&st.end, "INSERT INTO end_states(id, sha256, checksum) VALUES(?, ?, ?)"},
+		{&st.end, "INSERT INTO end_states(id, sha256, checksum) VALUES(?, ?, ?) ON CONFLICT(sha256) DO NOTHING"},
 		{&st.findTrace, "SELECT id, data IS NOT NULL FROM traces WHERE sha256 = ?"},
 		{&st.findEnd, "SELECT id FROM end_states WHERE sha256 = ?"},
 	} {
@@ -548,18 +547,31 @@ func (w *writer) endID(tx *sql.Tx, st *stmts, sha string) (int64, error) {
 	if id, ok := d.ends.get(sha); ok {
 		return id, nil
 	}
-	var id int64
-	err := tx.Stmt(st.findEnd).QueryRow(sha).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		id = d.next.end
-		d.next.end++
-		_, err = tx.Stmt(st.end).Exec(id, sha, endStateChecksum(id, sha))
-	}
-	if err != nil {
+	id := d.next.end
+	inserted, err := insertNew(tx.Stmt(st.end), id, sha, endStateChecksum(id, sha))
+	switch {
+	case err != nil:
 		return 0, err
+	case inserted:
+		d.next.end++
+	default: // stored before, dropped from the cache
+		if err := tx.Stmt(st.findEnd).QueryRow(sha).Scan(&id); err != nil {
+			return 0, err
+		}
 	}
 	d.ends.put(sha, id)
 	return id, nil
+}
+
+// insertNew runs a dictionary's INSERT, which does nothing when the key
+// is stored already, and reports whether it inserted the row.
+func insertNew(stmt *sql.Stmt, args ...any) (bool, error) {
+	res, err := stmt.Exec(args...)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
 }
 
 // traceID returns the id of r's kept trace (-1 for none), storing its
@@ -569,31 +581,29 @@ func (w *writer) traceID(tx *sql.Tx, st *stmts, r *row) (int64, error) {
 		return -1, nil
 	}
 	d := w.dict
+	stored := r.traceGZ != nil
 	ref, ok := d.traces.get(r.traceSHA)
 	if !ok {
-		err := tx.Stmt(st.findTrace).QueryRow(r.traceSHA).Scan(&ref.id, &ref.stored)
-		switch {
-		case err == nil:
-			ok = true
-			d.traces.put(r.traceSHA, ref)
-		case !errors.Is(err, sql.ErrNoRows):
-			return 0, err
-		}
-	}
-	stored := r.traceGZ != nil
-	switch {
-	case !ok:
+		// Not in the cache: new, or stored before and dropped from it.
 		ref = traceRef{d.next.trace, stored}
-		d.next.trace++
 		var data any // NULL: the hash only
 		if stored {
 			data = r.traceGZ
 		}
 		sum := traceChecksum(ref.id, r.traceSHA, int64(r.traceLen), stored)
-		if _, err := tx.Stmt(st.trace).Exec(ref.id, r.traceSHA, int64(r.traceLen), data, sum); err != nil {
+		if inserted, err := insertNew(tx.Stmt(st.trace), ref.id, r.traceSHA, int64(r.traceLen), data, sum); err != nil || inserted {
+			if inserted {
+				d.next.trace++
+				d.traces.put(r.traceSHA, ref)
+			}
+			return ref.id, err
+		}
+		if err := tx.Stmt(st.findTrace).QueryRow(r.traceSHA).Scan(&ref.id, &ref.stored); err != nil {
 			return 0, err
 		}
 		d.traces.put(r.traceSHA, ref)
+	}
+	switch {
 	case stored && !ref.stored:
 		sum := traceChecksum(ref.id, r.traceSHA, int64(r.traceLen), true)
 		if _, err := tx.Stmt(st.stored).Exec(r.traceGZ, sum, ref.id); err != nil {
