@@ -164,3 +164,21 @@ func TestResumeFinishedInterrupted(t *testing.T) {
 		t.Errorf("an interrupted resume of a finished run changed its manifest:\n%s\nwas:\n%s", after, before)
 	}
 }
+
+// TestReplayReadsItsRows: replay reads, and checks, the dictionary rows
+// its item refers to, not every row: a damaged finding text that the item
+// does not use leaves its replay alone, and refuses a reader of every item.
+func TestReplayReadsItsRows(t *testing.T) {
+	_, clean, err := runProtocol(t, fakeStack(), fakeProtocol, Options{Workers: 2})
+	finished(t, err)
+	other := storedID(t, clean, "SELECT min(ord) FROM outcomes WHERE ord NOT IN (SELECT item FROM item_findings WHERE finding = 0)")
+	dir := copyRun(t, clean)
+	tamper(t, dir, "UPDATE finding_texts SET message = 'nothing wrong' WHERE id = 0")
+	if _, err := fakeStack().Replay(dir, other); err != nil {
+		t.Errorf("replay of %s, which does not use finding 0: %v", other, err)
+	}
+	err = Items(dir, ItemFilter{}, func(*StoredItem) error { return nil })
+	if !errors.Is(err, ErrStoreDamaged) || !strings.Contains(err.Error(), "finding_texts row 0") {
+		t.Errorf("items = %v, want runs.db is damaged: finding_texts row 0 …", err)
+	}
+}
