@@ -163,90 +163,98 @@ func (s *store) readDictionaries(nm *names, ids *dictIDs) error {
 		nm.blames, nm.findings, nm.traces, nm.ends = map[int64]blameEntry{}, map[int64]findingEntry{}, map[int64]traceEntry{}, map[int64]string{}
 	}
 	all := ids == nil
-	read := func(query string, list []int64, fn func(scan func(...any) error) error) error {
-		if all {
-			return eachRow(s.db, query, fn)
-		}
-		if len(list) == 0 {
-			return nil
-		}
-		args := make([]any, len(list))
-		for i, id := range list {
-			args[i] = id
-		}
-		return eachRow(s.db, query+" WHERE id IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(list)), ", ")+")", fn, args...)
-	}
 	if all {
 		ids = &dictIDs{}
 	}
-	err := read("SELECT id, blame, checksum FROM blames", ids.blames, func(scan func(...any) error) error {
-		var id, sum int64
-		var e blameEntry
-		if err := scan(&id, &e.text, &sum); err != nil {
-			return damaged("blames: %v", scanProblem(err))
-		}
-		if blameChecksum(id, e.text) != sum {
-			return damaged("blames row %d (%s) does not match its checksum", id, e.text)
-		}
-		if e.text != "[]" {
-			if err := json.Unmarshal([]byte(e.text), &e.blame); err != nil {
-				return damaged("blames row %d: %q does not read: %v", id, e.text, err)
+	for _, d := range []struct {
+		query string
+		ids   []int64
+		row   func(scan func(...any) error) error
+	}{
+		{"SELECT id, blame, checksum FROM blames", ids.blames, nm.blameRow},
+		{"SELECT id, rule, message, location, evidence, checksum FROM finding_texts", ids.findings, nm.findingRow},
+		{"SELECT id, sha256, size, data IS NOT NULL, checksum FROM traces", ids.traces, nm.traceRow},
+		{"SELECT id, sha256, checksum FROM end_states", ids.ends, nm.endRow},
+	} {
+		var err error
+		switch {
+		case all:
+			err = eachRow(s.db, d.query, d.row)
+		case len(d.ids) > 0:
+			args := make([]any, len(d.ids))
+			for i, id := range d.ids {
+				args[i] = id
 			}
+			err = eachRow(s.db, d.query+" WHERE id IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(d.ids)), ", ")+")", d.row, args...)
 		}
-		nm.blames[id] = e
-		return nil
-	})
-	if err != nil {
-		return err
+		if err != nil {
+			return err
+		}
 	}
-	err = read("SELECT id, rule, message, location, evidence, checksum FROM finding_texts", ids.findings, func(scan func(...any) error) error {
-		var id, sum int64
-		var e findingEntry
-		var loc string
-		if err := scan(&id, &e.f.Rule, &e.f.Message, &loc, &e.evidence, &sum); err != nil {
-			return damaged("finding_texts: %v", scanProblem(err))
-		}
-		if findingChecksum(id, e.f.Rule, e.f.Message, loc, e.evidence) != sum {
-			return damaged("finding_texts row %d (%s) does not match its checksum", id, e.f.Rule)
-		}
-		e.f.Location = mission.Location(loc)
-		if err := json.Unmarshal([]byte(e.evidence), &e.f.Evidence); err != nil {
-			return damaged("finding_texts row %d: evidence %q does not read: %v", id, e.evidence, err)
-		}
-		nm.findings[id] = e
-		return nil
-	})
-	if err != nil {
-		return err
+	return nil
+}
+
+func (nm *names) blameRow(scan func(...any) error) error {
+	var id, sum int64
+	var e blameEntry
+	if err := scan(&id, &e.text, &sum); err != nil {
+		return damaged("blames: %v", scanProblem(err))
 	}
-	err = read("SELECT id, sha256, size, data IS NOT NULL, checksum FROM traces", ids.traces, func(scan func(...any) error) error {
-		var id, size, sum int64
-		var e traceEntry
-		if err := scan(&id, &e.sha, &size, &e.stored, &sum); err != nil {
-			return damaged("traces: %v", scanProblem(err))
-		}
-		if traceChecksum(id, e.sha, size, e.stored) != sum {
-			return damaged("traces row %d (%s) does not match its checksum", id, short(e.sha))
-		}
-		e.size = int(size)
-		nm.traces[id] = e
-		return nil
-	})
-	if err != nil {
-		return err
+	if blameChecksum(id, e.text) != sum {
+		return damaged("blames row %d (%s) does not match its checksum", id, e.text)
 	}
-	return read("SELECT id, sha256, checksum FROM end_states", ids.ends, func(scan func(...any) error) error {
-		var id, sum int64
-		var sha string
-		if err := scan(&id, &sha, &sum); err != nil {
-			return damaged("end_states: %v", scanProblem(err))
+	if e.text != "[]" {
+		if err := json.Unmarshal([]byte(e.text), &e.blame); err != nil {
+			return damaged("blames row %d: %q does not read: %v", id, e.text, err)
 		}
-		if endStateChecksum(id, sha) != sum {
-			return damaged("end_states row %d (%s) does not match its checksum", id, short(sha))
-		}
-		nm.ends[id] = sha
-		return nil
-	})
+	}
+	nm.blames[id] = e
+	return nil
+}
+
+func (nm *names) findingRow(scan func(...any) error) error {
+	var id, sum int64
+	var e findingEntry
+	var loc string
+	if err := scan(&id, &e.f.Rule, &e.f.Message, &loc, &e.evidence, &sum); err != nil {
+		return damaged("finding_texts: %v", scanProblem(err))
+	}
+	if findingChecksum(id, e.f.Rule, e.f.Message, loc, e.evidence) != sum {
+		return damaged("finding_texts row %d (%s) does not match its checksum", id, e.f.Rule)
+	}
+	e.f.Location = mission.Location(loc)
+	if err := json.Unmarshal([]byte(e.evidence), &e.f.Evidence); err != nil {
+		return damaged("finding_texts row %d: evidence %q does not read: %v", id, e.evidence, err)
+	}
+	nm.findings[id] = e
+	return nil
+}
+
+func (nm *names) traceRow(scan func(...any) error) error {
+	var id, size, sum int64
+	var e traceEntry
+	if err := scan(&id, &e.sha, &size, &e.stored, &sum); err != nil {
+		return damaged("traces: %v", scanProblem(err))
+	}
+	if traceChecksum(id, e.sha, size, e.stored) != sum {
+		return damaged("traces row %d (%s) does not match its checksum", id, short(e.sha))
+	}
+	e.size = int(size)
+	nm.traces[id] = e
+	return nil
+}
+
+func (nm *names) endRow(scan func(...any) error) error {
+	var id, sum int64
+	var sha string
+	if err := scan(&id, &sha, &sum); err != nil {
+		return damaged("end_states: %v", scanProblem(err))
+	}
+	if endStateChecksum(id, sha) != sum {
+		return damaged("end_states row %d (%s) does not match its checksum", id, short(sha))
+	}
+	nm.ends[id] = sha
+	return nil
 }
 
 // scanProblem shortens database/sql's Scan error to the column and the
