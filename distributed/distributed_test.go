@@ -105,13 +105,23 @@ func connect(tb testing.TB) func() jetstream.JetStream {
 // ends; wait waits for them.
 func startWorkers(ctx context.Context, tb testing.TB, js func() jetstream.JetStream, n int, open func(*experiment.Stack) func(context.Context, string, *experiment.Job, func(context.Context, experiment.JobFile) ([]byte, error)) (Executor, error)) (wait func()) {
 	tb.Helper()
-	var wg sync.WaitGroup
+	var ws []*Worker
 	for range n {
 		st := stack(tb)
 		w := &Worker{JS: js(), Stack: st, Dir: tb.TempDir(), Logger: zerolog.Nop()}
 		if open != nil {
 			w.Open = open(st)
 		}
+		ws = append(ws, w)
+	}
+	return runWorkers(ctx, tb, ws)
+}
+
+// runWorkers runs ws until ctx ends; wait waits for them.
+func runWorkers(ctx context.Context, tb testing.TB, ws []*Worker) (wait func()) {
+	tb.Helper()
+	var wg sync.WaitGroup
+	for _, w := range ws {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -15,4 +15,12 @@
 // reaches MaxDeliver without an answer is an infrastructure failure
 // (the server's max-deliveries advisory tells the coordinator), reported
 // apart from every verdict.
+//
+// Model-backed cores run on the workers, each bound to the worker's own
+// endpoint and key ([Worker.Models]) behind a cache over its job folder
+// and the server's key-value bucket [CacheBucket] ([CacheStore]), which
+// every worker shares: a request one worker paid for is answered from the
+// bucket on every other. A unit's answer names the cache keys its items
+// used; the coordinator ([Remote.ModelStore]) copies those entries into
+// the run folder's model-cache/, and its own cores answer from there.
 package distributed

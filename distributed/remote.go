@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/baton-lab/baton/experiment"
+	"github.com/baton-lab/baton/model"
 )
 
 // Remote is a sweep's coordinator on a NATS server: it publishes the job
@@ -24,7 +25,10 @@ type Remote struct {
 	stats Stats
 }
 
-var _ experiment.Remote = (*Remote)(nil)
+var _ experiment.ModelRemote = (*Remote)(nil)
+
+// ModelStore opens the workers' shared model cache ([CacheBucket]).
+func (r *Remote) ModelStore(ctx context.Context) (model.Store, error) { return OpenCache(ctx, r.JS) }
 
 // Stats counts what the last sweep received.
 type Stats struct {

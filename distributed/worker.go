@@ -35,7 +35,12 @@ type Worker struct {
 	Dir string
 	// Workers is how many units run at once (0: 1).
 	Workers int
-	Logger  zerolog.Logger
+	// Models say how model-backed cores reach their models on this
+	// worker: its own endpoint and key (else the protocol's). Their
+	// answers are shared with every worker through the server's cache
+	// bucket ([CacheBucket]); Models.Shared is set by Run.
+	Models experiment.JobModels
+	Logger zerolog.Logger
 
 	mu        sync.Mutex
 	jobs      map[string]*openJob
@@ -55,6 +60,12 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("worker: %w", err)
 	}
+	if w.Models.Shared == nil {
+		if w.Models.Shared, err = OpenCache(ctx, w.JS); err != nil {
+			return fmt.Errorf("worker: %w", err)
+		}
+	}
+	defer w.closeJobs()
 	n := max(w.Workers, 1)
 	errs := make(chan error, n)
 	for range n {
@@ -196,11 +207,32 @@ func (w *Worker) execute(ctx context.Context, sh *shared, run, key string) ([]by
 // forgetFinished drops the jobs of runs that are over (their job is
 // gone from the bucket), when a new run comes; w.mu is held.
 func (w *Worker) forgetFinished(ctx context.Context, sh *shared) {
-	for run := range w.jobs {
+	for run, j := range w.jobs {
 		if _, err := sh.jobs.Get(ctx, run); errors.Is(err, jetstream.ErrKeyNotFound) {
+			j.close()
 			delete(w.jobs, run)
 		}
 	}
+}
+
+// closeJobs releases every job's executor (its endpoints' connections).
+func (w *Worker) closeJobs() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for run, j := range w.jobs {
+		j.close()
+		delete(w.jobs, run)
+	}
+}
+
+// close releases the job's executor if it holds connections.
+func (j *openJob) close() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if c, ok := j.exec.(interface{ Close() }); ok {
+		c.Close()
+	}
+	j.exec = nil
 }
 
 // openJob reads run's job and fetches its files into the worker's folder.
@@ -222,6 +254,10 @@ func (w *Worker) openJob(ctx context.Context, sh *shared, run string) (Executor,
 	}
 	r, err := w.Stack.OpenJob(ctx, dir, &job, fetch)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.BindModels(ctx, w.Models); err != nil {
+		r.Close()
 		return nil, err
 	}
 	w.Logger.Info().Str("run", run).Msg("job opened")

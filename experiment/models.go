@@ -40,6 +40,10 @@ type coreSet struct {
 	use map[string]*modelcore.Use
 	// stores are the caches' stores: the run folder's, then the shared one.
 	stores []model.Store
+	// reported are the model ids workers reported, and workerEndpoints
+	// the endpoints they asked, by agent (a distributed sweep's; on a
+	// worker, workerEndpoints are its own).
+	reported, workerEndpoints map[mission.Agent][]string
 }
 
 // resolveCores reads the prompt of every agent the protocol gives a model
@@ -128,6 +132,10 @@ type coreOptions struct {
 	check bool
 	// shared overrides the protocol's model_cache.
 	shared string
+	// worker, when set, binds a distributed worker's cores: its own
+	// endpoint and key, its own folder's cache and the workers' shared
+	// store, never the protocol's model_cache (a coordinator's path).
+	worker *JobModels
 }
 
 // bindCores gives the plan's model cores what answers them: one client per
@@ -139,8 +147,15 @@ func (pl *plan) bindCores(runDir string, o coreOptions) error {
 	if cs == nil || len(cs.agents) == 0 {
 		return nil
 	}
-	if err := cs.openStores(runDir, pl.proto.Path(cmpOr(o.shared, pl.proto.ModelCache))); err != nil {
+	shared := pl.proto.Path(cmpOr(o.shared, pl.proto.ModelCache))
+	if o.worker != nil {
+		shared = ""
+	}
+	if err := cs.openStores(runDir, shared); err != nil {
 		return err
+	}
+	if o.worker != nil && o.worker.Shared != nil {
+		cs.stores = append(cs.stores, o.worker.Shared)
 	}
 	cs.use = map[string]*modelcore.Use{"": {}}
 	for _, d := range pl.designs {
@@ -153,7 +168,7 @@ func (pl *plan) bindCores(runDir string, o coreOptions) error {
 		cores[a] = c
 	}
 	for _, ma := range cs.agents {
-		endpoint := ma.spec.Endpoint + "\x00" + ma.spec.APIKeyEnv
+		endpoint := o.endpoint(ma) + "\x00" + ma.spec.APIKeyEnv
 		cache, ok := caches[endpoint]
 		if !ok {
 			var err error
@@ -164,6 +179,9 @@ func (pl *plan) bindCores(runDir string, o coreOptions) error {
 		}
 		core := ma.core.Bind(cache)
 		cs.bound[ma.agent], cores[ma.agent] = core, core
+		if o.worker != nil && !o.offline {
+			cs.workerEndpoints = addSorted(cs.workerEndpoints, ma.agent, []string{model.StripURL(o.endpoint(ma))})
+		}
 	}
 	pl.env.Cores = cores
 	return nil
@@ -199,14 +217,11 @@ func (cs *coreSet) newCache(ma *modelAgent, o coreOptions) (*model.Cache, error)
 	if o.offline {
 		return model.NewCache(nil, model.CacheOptions{Offline: true}, cs.stores...)
 	}
-	key := ""
-	if env := ma.spec.APIKeyEnv; env != "" {
-		var set bool
-		if key, set = os.LookupEnv(env); !set || key == "" {
-			return nil, fmt.Errorf("api_key_env: environment variable %s is not set", env)
-		}
+	key, err := o.apiKey(ma)
+	if err != nil {
+		return nil, err
 	}
-	client, err := model.NewClient(model.Config{BaseURL: ma.spec.Endpoint, Model: ma.spec.Model, APIKey: key})
+	client, err := model.NewClient(model.Config{BaseURL: o.endpoint(ma), Model: ma.spec.Model, APIKey: key})
 	if err != nil {
 		return nil, err
 	}
@@ -217,6 +232,33 @@ func (cs *coreSet) newCache(ma *modelAgent, o coreOptions) (*model.Cache, error)
 		}
 	}
 	return model.NewCache(client, model.CacheOptions{}, cs.stores...)
+}
+
+// endpoint is the base URL ma's core asks: a worker's own, else the
+// protocol's.
+func (o coreOptions) endpoint(ma *modelAgent) string {
+	if o.worker != nil && o.worker.Endpoint != "" {
+		return o.worker.Endpoint
+	}
+	return ma.spec.Endpoint
+}
+
+// apiKey is the key ma's core sends: a worker's own, else (a worker on
+// the protocol's endpoint, or a local run) the protocol's api_key_env
+// read from this process's environment.
+func (o coreOptions) apiKey(ma *modelAgent) (string, error) {
+	if w := o.worker; w != nil && (w.APIKey != "" || w.Endpoint != "") {
+		return w.APIKey, nil
+	}
+	env := ma.spec.APIKeyEnv
+	if env == "" {
+		return "", nil
+	}
+	key, set := os.LookupEnv(env)
+	if !set || key == "" {
+		return "", fmt.Errorf("api_key_env: environment variable %s is not set", env)
+	}
+	return key, nil
 }
 
 // checkServed asks an endpoint for its models: unreachable, refusing the
@@ -275,8 +317,17 @@ func (cs *coreSet) itemUse(ctx context.Context) (context.Context, *modelcore.Use
 		return ctx, nil
 	}
 	u := &modelcore.Use{}
+	if h, ok := ctx.Value(slotUseKey{}).(*slotUse); ok {
+		h.use = u
+	}
 	return modelcore.WithUse(ctx, u), u
 }
+
+// slotUse, in a context, is handed the counter of the item evaluated
+// under it: a worker's answer carries each item's model calls.
+type slotUse struct{ use *modelcore.Use }
+
+type slotUseKey struct{}
 
 // count adds an item's model calls to its design's.
 func (cs *coreSet) count(design string, u *modelcore.Use) {
@@ -298,6 +349,9 @@ type ModelProvenance struct {
 	model.Hashes
 	Temperature *float64 `json:"temperature,omitempty"`
 	MaxSteps    int      `json:"max_steps"`
+	// WorkerEndpoints are the endpoints (without credentials) distributed
+	// workers asked instead of Endpoint, or as well.
+	WorkerEndpoints []string `json:"worker_endpoints,omitempty"`
 }
 
 // provenance returns the model agents' provenance, the model ids reported
@@ -317,11 +371,16 @@ func (cs *coreSet) provenance(before []ModelProvenance) []ModelProvenance {
 		for _, b := range before {
 			if b.Agent == mp.Agent {
 				mp.ReportedModels = append(mp.ReportedModels, b.ReportedModels...)
+				mp.WorkerEndpoints = append(mp.WorkerEndpoints, b.WorkerEndpoints...)
 			}
 		}
+		mp.WorkerEndpoints = append(mp.WorkerEndpoints, cs.workerEndpoints[ma.agent]...)
+		slices.Sort(mp.WorkerEndpoints)
+		mp.WorkerEndpoints = slices.Compact(mp.WorkerEndpoints)
 		if c := cs.bound[ma.agent]; c != nil {
 			mp.ReportedModels = append(mp.ReportedModels, c.Reported()...)
 		}
+		mp.ReportedModels = append(mp.ReportedModels, cs.reported[ma.agent]...)
 		slices.Sort(mp.ReportedModels)
 		mp.ReportedModels = slices.Compact(mp.ReportedModels)
 		out = append(out, mp)

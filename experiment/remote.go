@@ -221,6 +221,9 @@ func remoteSweep(ctx context.Context, ses *session, lv *live, sample float64, op
 	if len(k.units) == 0 {
 		return nil, nil
 	}
+	if k.models, err = newSinkModels(ctx, pl.cores, opt.Remote); err != nil {
+		return nil, err
+	}
 	total := pl.total()
 	var progress func(int)
 	if opt.Progress != nil {
@@ -271,6 +274,7 @@ type remoteSink struct {
 	w     *writer
 	lines bool // build the kept traces' lines (a fresh sweep's)
 
+	models  *sinkModels       // nil without model cores
 	units   map[int]unitState // the session's units by index
 	order   []int
 	left    int

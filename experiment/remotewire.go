@@ -16,9 +16,10 @@ const UnitResultSchema = "baton.unit-result/v1"
 // unitResult is a unit's answer on the wire: every item of the unit, by
 // slot (0 the observation run, then the designs in plan order).
 type unitResult struct {
-	Schema string     `json:"schema"`
-	Unit   string     `json:"unit"`
-	Rows   []unitItem `json:"rows"`
+	Schema string      `json:"schema"`
+	Unit   string      `json:"unit"`
+	Rows   []unitItem  `json:"rows"`
+	Models *unitModels `json:"models,omitempty"`
 }
 
 // unitItem is one item of a unit's answer: the row as a local worker
@@ -69,6 +70,9 @@ func (k *remoteSink) decode(u unit, data []byte) ([]row, error) {
 			gz[x.TraceSHA] = x.TraceGZ
 		}
 	}
+	if err := k.models.take(res.Models); err != nil {
+		return nil, err
+	}
 	var rows []row
 	var buf bytes.Buffer
 	var zr *gzip.Reader
@@ -104,8 +108,8 @@ func (k *remoteSink) decode(u unit, data []byte) ([]row, error) {
 }
 
 // encodeUnit writes a unit's outcomes as its answer.
-func encodeUnit(key string, outs []*outcome, lines []bool) ([]byte, error) {
-	res := unitResult{Schema: UnitResultSchema, Unit: key, Rows: make([]unitItem, len(outs))}
+func encodeUnit(key string, outs []*outcome, lines []bool, models *unitModels) ([]byte, error) {
+	res := unitResult{Schema: UnitResultSchema, Unit: key, Rows: make([]unitItem, len(outs)), Models: models}
 	for slot, o := range outs {
 		r := &o.row
 		res.Rows[slot] = unitItem{Slot: slot, Item: r.item, Findings: r.findings,

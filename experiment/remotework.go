@@ -8,15 +8,24 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+
+	"github.com/baton-lab/baton/model"
 )
 
-// ErrJobVersion: a job was made by another baton than the worker's.
-var ErrJobVersion = errors.New("job made by another baton")
+// Errors of a worker's jobs.
+var (
+	// ErrJobVersion: a job was made by another baton than the worker's.
+	ErrJobVersion = errors.New("job made by another baton")
+	// ErrUnboundModels: a job with model cores was asked to execute a
+	// unit before [JobRunner.BindModels].
+	ErrUnboundModels = errors.New("the job's model cores are not bound to an endpoint")
+)
 
 // JobRunner executes the units of one job, on any number of goroutines
 // at once.
 type JobRunner struct {
 	pl     *plan
+	dir    string
 	traces JobTracing
 
 	mu    sync.Mutex
@@ -65,7 +74,7 @@ func (st *Stack) OpenJob(ctx context.Context, dir string, job *Job, fetch func(c
 	if err := pl.prepare(); err != nil {
 		return nil, fmt.Errorf("open job: %w", err)
 	}
-	return &JobRunner{pl: pl, traces: job.Traces}, nil
+	return &JobRunner{pl: pl, dir: dir, traces: job.Traces}, nil
 }
 
 // fetchJobFile fetches one file of a job into dir and returns its bytes.
@@ -105,23 +114,32 @@ func (r *JobRunner) Execute(ctx context.Context, key string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.unbound() {
+		return nil, fmt.Errorf("unit %s: %w", key, ErrUnboundModels)
+	}
 	memo := r.memo()
 	defer r.release(memo)
 	memo.reset()
 	outs := make([]*outcome, pl.slots())
 	lines := make([]bool, pl.slots())
+	um := r.unitModels()
+	if um != nil {
+		ctx = model.WithKeyLog(ctx, &um.log)
+	}
 	for slot := range pl.slots() {
-		out, err := pl.evaluate(ctx, u, slot, memo)
+		sctx, h := um.slot(ctx)
+		out, err := pl.evaluate(sctx, u, slot, memo)
 		if err != nil {
 			return nil, err
 		}
+		um.count(pl, slot, h)
 		k := out.keepTrace(pl.seed, r.traces.Sample, r.traces.Flagged)
 		if err := out.attachTrace(k, false); err != nil {
 			return nil, err
 		}
 		outs[slot], lines[slot] = out, k == keepBytes
 	}
-	return encodeUnit(key, outs, lines)
+	return encodeUnit(key, outs, lines, um.done(r.pl.cores))
 }
 
 func (r *JobRunner) memo() *unitMemo {

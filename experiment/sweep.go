@@ -163,7 +163,10 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	}
 	defer ses.release(log)
 	runDir, pl, s, man, skipped := ses.runDir, ses.pl, ses.s, ses.man, ses.skipped
-	if err := pl.bindCores(runDir, coreOptions{ctx: ctx, offline: opt.ModelOffline, check: skipped == 0 && !opt.ModelOffline,
+	// A distributed sweep's workers ask the endpoints; the coordinator's
+	// cores answer from the run folder's cache alone.
+	offline := opt.ModelOffline || opt.Remote != nil
+	if err := pl.bindCores(runDir, coreOptions{ctx: ctx, offline: offline, check: skipped == 0 && !offline,
 		shared: opt.ModelCache}); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -168,6 +170,9 @@ func (c *Cache) Chat(ctx context.Context, req Request) (Response, error) {
 		return Response{}, fmt.Errorf("model cache: %w", err)
 	}
 	if resp, ok, err := c.lookup(ctx, key); err != nil || ok {
+		if ok {
+			keyLogFrom(ctx).add(key)
+		}
 		return resp, err
 	}
 	if c.offline {
@@ -176,9 +181,56 @@ func (c *Cache) Chat(ctx context.Context, req Request) (Response, error) {
 	for {
 		resp, retry, err := c.once(ctx, key, req)
 		if !retry {
+			if err == nil {
+				keyLogFrom(ctx).add(key)
+			}
 			return resp, err
 		}
 	}
+}
+
+// KeyLog collects the keys of the requests a [Cache] answers under one
+// context ([WithKeyLog]): what a distributed worker tells the coordinator
+// to copy into the run folder's cache. It is safe for concurrent use; a
+// nil *KeyLog collects nothing.
+type KeyLog struct {
+	mu   sync.Mutex
+	keys map[Key]bool
+}
+
+type keyLogKey struct{}
+
+// WithKeyLog returns ctx carrying l: every cache answering a request
+// under it adds the request's key to l.
+func WithKeyLog(ctx context.Context, l *KeyLog) context.Context {
+	return context.WithValue(ctx, keyLogKey{}, l)
+}
+
+func keyLogFrom(ctx context.Context) *KeyLog {
+	l, _ := ctx.Value(keyLogKey{}).(*KeyLog)
+	return l
+}
+
+func (l *KeyLog) add(k Key) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	if l.keys == nil {
+		l.keys = map[Key]bool{}
+	}
+	l.keys[k] = true
+	l.mu.Unlock()
+}
+
+// Keys returns the keys collected, sorted.
+func (l *KeyLog) Keys() []Key {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Sorted(maps.Keys(l.keys))
 }
 
 // once sends req unless an identical request is in flight, whose answer

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -314,5 +315,46 @@ func TestDirStoreRefusesBadKeys(t *testing.T) {
 		if _, err := s.Add(background(), k, []byte("{}")); err == nil {
 			t.Errorf("Add(%q) succeeded", k)
 		}
+	}
+}
+
+// TestKeyLog: a cache adds the key of every request it answers under a
+// context with a key log, made or served, and no key of a failed one.
+func TestKeyLog(t *testing.T) {
+	ctx := context.Background()
+	c, err := NewCache(&countingChatter{}, CacheOptions{}, NewMemStore())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log KeyLog
+	lctx := WithKeyLog(ctx, &log)
+	var want []Key
+	for _, sample := range []int{2, 1, 2} { // 2 is served the second time
+		if _, err := c.Chat(lctx, cacheRequest(sample)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, sample := range []int{1, 2} {
+		r := cacheRequest(sample)
+		r.Model = "m"
+		k, err := RequestKey(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, k)
+	}
+	slices.Sort(want)
+	if _, err := c.Chat(ctx, cacheRequest(3)); err != nil { // no log
+		t.Fatal(err)
+	}
+	off, err := NewCache(nil, CacheOptions{Model: "m"}, NewMemStore())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := off.Chat(lctx, cacheRequest(4)); !errors.Is(err, ErrOffline) {
+		t.Fatalf("offline miss: %v", err)
+	}
+	if d := cmp.Diff(want, log.Keys()); d != "" {
+		t.Errorf("keys (-want +got):\n%s", d)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -44,8 +45,13 @@ var (
 // no state between requests and reads no clock: answers, ids and usage
 // depend on the request alone.
 type Server struct {
+	// Latency, when set, is slept (wall clock) before each chat answer:
+	// a model-bound demo or benchmark. It never changes an answer.
+	Latency time.Duration
+
 	players map[string]Player
 	names   []string
+	calls   atomic.Int64
 }
 
 // NewServer serves players by model name.
@@ -63,6 +69,9 @@ func NewServer(players map[string]Player) (*Server, error) {
 	slices.Sort(s.names)
 	return s, nil
 }
+
+// Calls returns how many chat requests the server has answered.
+func (s *Server) Calls() int64 { return s.calls.Load() }
 
 // Models returns the served model names, sorted.
 func (s *Server) Models() []string { return slices.Clone(s.names) }
@@ -117,6 +126,15 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("The model `%s` does not exist; this server serves %s", clipText(req.Model, 100), strings.Join(s.names, ", ")))
 		return
 	}
+	if s.Latency > 0 {
+		t := time.NewTimer(s.Latency)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		}
+	}
 	resp, err := p.Play(r.Context(), req)
 	if err != nil {
 		writeAPIError(w, http.StatusInternalServerError, "server_error", "", "player "+req.Model+": "+err.Error())
@@ -132,6 +150,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, http.StatusInternalServerError, "server_error", "", "encode response: "+err.Error())
 		return
 	}
+	s.calls.Add(1)
 	writeJSON(w, http.StatusOK, body)
 }
 

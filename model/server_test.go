@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -189,4 +190,59 @@ func FuzzWire(f *testing.F) {
 			t.Fatalf("decoded request does not encode: %v", err)
 		}
 	})
+}
+
+// TestServerLatency: an answer waits for the server's latency and is
+// the same bytes as without it; a request given up meanwhile is not
+// answered, nor counted.
+func TestServerLatency(t *testing.T) {
+	body := `{"model":"echo","messages":[{"role":"user","content":"hi"}],"seed":1}`
+	post := func(ctx context.Context, url string) ([]byte, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/v1/chat/completions", strings.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		return io.ReadAll(resp.Body)
+	}
+	var answers [][]byte
+	for _, latency := range []time.Duration{0, time.Millisecond} {
+		srv, err := NewServer(map[string]Player{"echo": Echo{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Latency = latency
+		hs := httptest.NewServer(srv)
+		raw, err := post(context.Background(), hs.URL)
+		hs.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if srv.Calls() != 1 {
+			t.Errorf("latency %s: %d calls counted, want 1", latency, srv.Calls())
+		}
+		answers = append(answers, raw)
+	}
+	if d := cmp.Diff(string(answers[0]), string(answers[1])); d != "" {
+		t.Errorf("latency changed the answer (-without +with):\n%s", d)
+	}
+	srv, err := NewServer(map[string]Player{"echo": Echo{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Latency = time.Hour
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if raw, err := post(ctx, hs.URL); err == nil {
+		t.Errorf("answered %s within the latency", raw)
+	}
+	if srv.Calls() != 0 {
+		t.Errorf("%d calls counted, want 0", srv.Calls())
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -52,6 +53,7 @@ func servedPlayers(name, path string) (map[string]model.Player, error) {
 
 func newModelServeCmd(g *globals) *cobra.Command {
 	var addr, mission, protocol string
+	var latency time.Duration
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve a scripted OpenAI-compatible chat-completions endpoint on 127.0.0.1",
@@ -76,7 +78,8 @@ at once with {"echo": <the last user message>, "seed": <the request's seed>,
 "tools": [<the tools offered>]}.
 
 Answers depend on the request alone, never on a clock. Usage is estimated at 4
-bytes a token.`,
+bytes a token. --latency D makes each answer wait D first (wall clock, on the
+server alone: answers are the same bytes), for a model-bound demo or benchmark.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log, err := g.logger()
@@ -87,10 +90,14 @@ bytes a token.`,
 			if err != nil {
 				return err
 			}
+			if latency < 0 {
+				return &usageError{fmt.Errorf("--latency %s: want 0 or more", latency)}
+			}
 			srv, err := model.NewServer(players)
 			if err != nil {
 				return err
 			}
+			srv.Latency = latency
 			ln, err := model.Listen(addr)
 			if err != nil {
 				return &usageError{err}
@@ -99,12 +106,13 @@ bytes a token.`,
 				ln.Close()
 				return err
 			}
-			log.Info().Strs("models", srv.Models()).Str("url", model.BaseURL(ln)).Msg("serving; Ctrl-C to stop")
+			log.Info().Strs("models", srv.Models()).Str("url", model.BaseURL(ln)).Dur("latency", latency).Msg("serving; Ctrl-C to stop")
 			return srv.Serve(cmd.Context(), ln)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "loopback address to listen on (port 0 picks a free one)")
 	cmd.Flags().StringVar(&mission, "mission", "", "mission whose policy cores model <mission>-policy plays")
+	cmd.Flags().DurationVar(&latency, "latency", 0, "wait this long before each answer (wall clock; answers do not change)")
 	cmd.Flags().StringVar(&protocol, "protocol", "", "protocol whose slip rates the mission's player plays (default: the mission's default protocol)")
 	return cmd
 }

@@ -15,14 +15,22 @@ import (
 
 	"github.com/baton-lab/baton/distributed"
 	"github.com/baton-lab/baton/experiment"
+	"github.com/baton-lab/baton/model"
 )
 
 // natsEnv names the environment variable a NATS URL may come from, so
 // its credentials need not be on a command line.
 const natsEnv = "BATON_NATS_URL"
 
+// A worker's own model endpoint and its API key (only ever from the
+// environment, never a flag: a command line is visible to every user).
+const (
+	modelEndpointEnv = "BATON_MODEL_ENDPOINT"
+	modelKeyEnv      = "BATON_MODEL_API_KEY"
+)
+
 func newWorkerCmd(g *globals) *cobra.Command {
-	var url, dir string
+	var url, dir, endpoint string
 	var workers int
 	cmd := &cobra.Command{
 		Use:   "worker",
@@ -34,6 +42,14 @@ on any number of machines; each serves every run on the server. A worker must
 be the same baton build as the coordinator: a job from another is refused.
 
 The URL (--nats, or $` + natsEnv + `) may carry credentials; they are never logged.
+
+Model-backed cores ask the worker's own endpoint (--model-endpoint, or
+$` + modelEndpointEnv + `) with the API key in $` + modelKeyEnv + ` (none if unset);
+without one they ask the protocol's endpoint with the key its api_key_env
+names, read from the worker's environment. Keys are never logged or written.
+Every answer goes to the server's shared cache, so a request one worker paid
+for is answered from there on every other, and the coordinator copies the
+answers its run used into the run folder's model-cache/.
 
 ` + exitHelp,
 		Args: noArgs,
@@ -51,10 +67,18 @@ The URL (--nats, or $` + natsEnv + `) may carry credentials; they are never logg
 			if workers < 1 {
 				return &usageError{fmt.Errorf("--workers %d: want 1 or more", workers)}
 			}
-			return runWorker(cmd.Context(), log, url, dir, workers)
+			if endpoint == "" {
+				endpoint = os.Getenv(modelEndpointEnv)
+			}
+			models := experiment.JobModels{Endpoint: endpoint, APIKey: os.Getenv(modelKeyEnv)}
+			if err := models.Check(); err != nil {
+				return &usageError{err}
+			}
+			return runWorker(cmd.Context(), log, url, dir, workers, models)
 		},
 	}
 	f := cmd.Flags()
+	f.StringVar(&endpoint, "model-endpoint", "", "base URL model-backed cores ask on this worker instead of the protocol's endpoint (default $"+modelEndpointEnv+"; the API key comes from $"+modelKeyEnv+")")
 	f.StringVar(&url, "nats", "", "NATS server URL (default $"+natsEnv+")")
 	f.IntVar(&workers, "workers", 1, "units to execute at once")
 	f.StringVar(&dir, "dir", "", "folder for the runs' input files (default: a temporary folder, removed on exit)")
@@ -62,7 +86,7 @@ The URL (--nats, or $` + natsEnv + `) may carry credentials; they are never logg
 }
 
 // runWorker serves units until ctx ends.
-func runWorker(ctx context.Context, log zerolog.Logger, url, dir string, workers int) error {
+func runWorker(ctx context.Context, log zerolog.Logger, url, dir string, workers int, models experiment.JobModels) error {
 	reg, err := missions()
 	if err != nil {
 		return err
@@ -80,8 +104,12 @@ func runWorker(ctx context.Context, log zerolog.Logger, url, dir string, workers
 	}
 	defer conn.Close()
 	log = log.With().Str("worker", id).Logger()
-	log.Info().Str("nats", conn.Server).Int("workers", workers).Msg("worker started")
-	w := &distributed.Worker{JS: conn.JS, Stack: experiment.NewStack(reg), Dir: dir, Workers: workers, Logger: log}
+	ev := log.Info().Str("nats", conn.Server).Int("workers", workers).Bool("model_key", models.APIKey != "")
+	if models.Endpoint != "" {
+		ev = ev.Str("model_endpoint", model.StripURL(models.Endpoint))
+	}
+	ev.Msg("worker started")
+	w := &distributed.Worker{JS: conn.JS, Stack: experiment.NewStack(reg), Dir: dir, Workers: workers, Models: models, Logger: log}
 	err = w.Run(ctx)
 	log.Info().Msg("worker stopped")
 	return err
@@ -118,6 +146,8 @@ func (n *natsFlags) remote(ctx context.Context, g *globals, log zerolog.Logger, 
 		return nil, &usageError{fmt.Errorf("--local-workers %d: want 0 or more", n.localWorkers)}
 	case n.url == "embedded" && n.localWorkers == 0:
 		return nil, &usageError{errors.New("--nats embedded wants --local-workers N (1 or more)")}
+	case opt.ModelOffline:
+		return nil, &usageError{errors.New("--model-offline runs on this machine alone: a distributed sweep's workers ask their endpoints (rerun without --nats)")}
 	case n.policy.AckWait <= 0 || n.policy.MaxDeliver < 1:
 		return nil, &usageError{fmt.Errorf("--ack-wait %s, --max-deliver %d: want a positive wait and at least 1 delivery", n.policy.AckWait, n.policy.MaxDeliver)}
 	}

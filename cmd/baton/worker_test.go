@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,12 +58,18 @@ mutants:
 // runDist runs distProtocol in dir with remote (nil: locally).
 func runDist(ctx context.Context, tb testing.TB, dir string, remote experiment.Remote) error {
 	tb.Helper()
+	return runProtocol(ctx, tb, dir, distProtocol, remote)
+}
+
+// runProtocol runs protocol in dir with remote (nil: locally).
+func runProtocol(ctx context.Context, tb testing.TB, dir, protocol string, remote experiment.Remote) error {
+	tb.Helper()
 	reg, err := missions()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	pf := filepath.Join(dir, "p.yaml")
-	if err := os.WriteFile(pf, []byte(distProtocol), 0o644); err != nil {
+	if err := os.WriteFile(pf, []byte(protocol), 0o644); err != nil {
 		tb.Fatal(err)
 	}
 	_, err = experiment.Run(ctx, experiment.Options{ProtocolPath: pf, RunDir: filepath.Join(dir, "run"), Missions: reg,
@@ -87,25 +94,9 @@ func TestWorkerProcessKilled(t *testing.T) {
 	if err := runDist(ctx, t, localDir, nil); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := distributed.StartEmbedded(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	conn, err := distributed.Connect(srv.URL(), "test coordinator")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	remote := &distributed.Remote{JS: conn.JS, Config: distributed.Config{AckWait: time.Second, MaxDeliver: 5}, Logger: zerolog.Nop()}
-	distDir := t.TempDir()
-	ran := make(chan error, 1)
-	go func() { ran <- runDist(ctx, t, distDir, remote) }()
-	waitForUnits(ctx, t, conn.JS)
-
-	env := append(os.Environ(), natsEnv+"="+srv.URL())
+	c := startCoordinator(ctx, t, t.TempDir(), distProtocol)
 	stalled := exec.CommandContext(ctx, "stall")
-	stalled.Env = env
+	stalled.Env = append(os.Environ(), c.env)
 	out, err := stalled.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -119,40 +110,88 @@ func TestWorkerProcessKilled(t *testing.T) {
 	}
 	var workers []*exec.Cmd
 	for range 2 {
-		w := exec.CommandContext(ctx, "baton", "worker", "--quiet")
-		w.Env = env
-		w.Stderr = os.Stderr
-		w.Cancel = func() error { return w.Process.Signal(os.Interrupt) }
-		if err := w.Start(); err != nil {
-			t.Fatal(err)
-		}
-		workers = append(workers, w)
+		workers = append(workers, workerProcess(ctx, t, os.Stderr, []string{c.env}, "--quiet"))
 	}
 	// Mid-sweep: the two others are at work.
-	if err := stalled.Process.Kill(); err != nil {
-		t.Fatal(err)
+	st := c.finish(t, stalled, workers, localDir)
+	t.Logf("killed the worker holding %s; stats %+v", strings.TrimSpace(strings.TrimPrefix(line, "holding ")), st)
+}
+
+// coordinator is a distributed run on an embedded server, in this
+// process, under way.
+type coordinator struct {
+	dir    string // the run's folder: dir/run
+	store  string // the server's store
+	env    string // the server's URL, as a worker's environment has it
+	remote *distributed.Remote
+	ran    chan error
+}
+
+// startCoordinator starts protocol's distributed run in dir on a new
+// embedded server storing in a folder of the test's, and waits until
+// it has published its units.
+func startCoordinator(ctx context.Context, tb testing.TB, dir, protocol string) *coordinator {
+	tb.Helper()
+	store := tb.TempDir()
+	srv, err := distributed.StartEmbedded(store)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	_ = stalled.Wait()
-	err = <-ran
+	tb.Cleanup(srv.Close)
+	conn, err := distributed.Connect(srv.URL(), "test coordinator")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(conn.Close)
+	c := &coordinator{dir: dir, store: store, env: natsEnv + "=" + srv.URL(), ran: make(chan error, 1),
+		remote: &distributed.Remote{JS: conn.JS, Config: distributed.Config{AckWait: time.Second, MaxDeliver: 5}, Logger: zerolog.Nop()}}
+	go func() { c.ran <- runProtocol(ctx, tb, dir, protocol, c.remote) }()
+	waitForUnits(ctx, tb, conn.JS)
+	return c
+}
+
+// finish kills killed (-9), waits for the run, stops workers, and fails
+// unless the run's results.json is the local run's in localDir byte for
+// byte, the killed worker's unit redelivered and none given up.
+func (c *coordinator) finish(tb testing.TB, killed *exec.Cmd, workers []*exec.Cmd, localDir string) distributed.Stats {
+	tb.Helper()
+	if err := killed.Process.Kill(); err != nil {
+		tb.Fatal(err)
+	}
+	_ = killed.Wait()
+	err := <-c.ran
 	for _, w := range workers {
 		_ = w.Process.Signal(os.Interrupt)
 		if werr := w.Wait(); werr != nil {
-			t.Errorf("worker process: %v", werr)
+			tb.Errorf("worker process: %v", werr)
 		}
 	}
 	if err != nil {
-		t.Fatalf("distributed run: %v", err)
+		tb.Fatalf("distributed run: %v", err)
 	}
-	local := readAll(t, filepath.Join(localDir, "run", experiment.ResultsFile))
-	dist := readAll(t, filepath.Join(distDir, "run", experiment.ResultsFile))
+	local := readAll(tb, filepath.Join(localDir, "run", experiment.ResultsFile))
+	dist := readAll(tb, filepath.Join(c.dir, "run", experiment.ResultsFile))
 	if !bytes.Equal(local, dist) {
-		t.Errorf("results.json differs between the local and the distributed run:\n%s", cmp.Diff(string(local), string(dist)))
+		tb.Errorf("results.json differs between the local and the distributed run:\n%s", cmp.Diff(string(local), string(dist)))
 	}
-	st := remote.Stats()
-	t.Logf("killed the worker holding %s; stats %+v", strings.TrimSpace(strings.TrimPrefix(line, "holding ")), st)
+	st := c.remote.Stats()
 	if st.Redelivered < 1 || st.GivenUp != 0 {
-		t.Errorf("stats %+v: want the killed worker's unit redelivered, none given up", st)
+		tb.Errorf("stats %+v: want the killed worker's unit redelivered, none given up", st)
 	}
+	return st
+}
+
+// workerProcess starts "baton worker" with env added to the test's.
+func workerProcess(ctx context.Context, tb testing.TB, stderr io.Writer, env []string, args ...string) *exec.Cmd {
+	tb.Helper()
+	w := exec.CommandContext(ctx, "baton", append([]string{"worker"}, args...)...)
+	w.Env = append(os.Environ(), env...)
+	w.Stderr = stderr
+	w.Cancel = func() error { return w.Process.Signal(os.Interrupt) }
+	if err := w.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	return w
 }
 
 // waitForUnits waits until the coordinator has published units.
