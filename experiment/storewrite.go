@@ -181,8 +181,8 @@ type dictionaries struct {
 
 // dictionaryCache is how many trace and how many end-state keys the run store
 // writer holds at most (about 130 bytes each): a unit's items and its
-// neighbours' share most of theirs, and a key looked up again after it
-// was dropped costs one indexed SELECT, a few microseconds.
+// neighbours' share most of theirs, and a key seen again after it was
+// dropped costs an INSERT that does nothing and an indexed SELECT.
 const dictionaryCache = 1 << 12
 
 // boundedCache maps keys to values, holding at most max keys: full, it is
@@ -603,8 +603,7 @@ func (w *writer) traceID(tx *sql.Tx, st *stmts, r *row) (int64, error) {
 		}
 		d.traces.put(r.traceSHA, ref)
 	}
-	switch {
-	case stored && !ref.stored:
+	if stored && !ref.stored {
 		sum := traceChecksum(ref.id, r.traceSHA, int64(r.traceLen), true)
 		if _, err := tx.Stmt(st.stored).Exec(r.traceGZ, sum, ref.id); err != nil {
 			return 0, err
