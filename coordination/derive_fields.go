@@ -2,7 +2,6 @@ package coordination
 
 import (
 	"bytes"
-	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -145,10 +144,11 @@ func contains(vs []any, v any) bool {
 
 // keysOf lists a hand-off's fields as [fieldNames] does, reading only the
 // keys of the wire bytes (the top level and the payload object) and
-// skipping their values; ok is false when raw is not valid JSON or not an
-// object it can read that way (a key with escapes).
+// skipping their values; ok is false when raw is not valid compact JSON
+// (what every emitter and parser writes; decoding reads the rest) or not
+// an object it can read that way (a key with escapes).
 func keysOf(raw []byte, names fieldCache) (out []string, ok bool) {
-	if !json.Valid(raw) {
+	if !jsontext.ValidCompact(raw) {
 		return nil, false
 	}
 	s := &scan{b: raw}

@@ -1,7 +1,6 @@
 package designs
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -69,6 +68,37 @@ type attributor struct {
 	keys  map[[2]string]int           // (edge, idempotency key) -> seq of its first receipt
 	first map[[3]string]mission.Event // (agent, tool, item) -> the attempt 0 of its current call
 	wrote map[[3]string]string        // (agent, tool, item) -> the first record it wrote
+	// decoded holds each event's raw, parsed and output JSON once decoded:
+	// scopes overlap, and decoding was most of what a scope cost. The
+	// rules only read the objects.
+	decoded map[decodedKey]map[string]any
+}
+
+// decodedKey names one JSON field of one event: its index and 'r' (Raw),
+// 'p' (Parsed) or 'o' (Output).
+type decodedKey struct {
+	event int
+	field byte
+}
+
+// objectOf returns event i's field ('r', 'p' or 'o') decoded as a JSON
+// object, nil when it is not one, decoding it once per trace.
+func (a *attributor) objectOf(i int, field byte) map[string]any {
+	k := decodedKey{i, field}
+	if m, ok := a.decoded[k]; ok {
+		return m
+	}
+	var m map[string]any
+	switch e := &a.events[i]; field {
+	case 'r':
+		m = object([]byte(e.Raw))
+	case 'p':
+		m = object(e.Parsed)
+	case 'o':
+		m = object(e.Output)
+	}
+	a.decoded[k] = m
+	return m
 }
 
 type scopeKey struct {
@@ -78,7 +108,7 @@ type scopeKey struct {
 
 func newAttributor(spec *mission.Spec, t *mission.Trace) *attributor {
 	a := &attributor{spec: spec, events: t.Events, byItem: map[string][]int{}, seen: map[string]bool{}, scope: map[scopeKey]bool{},
-		keys: map[[2]string]int{}, first: map[[3]string]mission.Event{}, wrote: map[[3]string]string{}}
+		keys: map[[2]string]int{}, first: map[[3]string]mission.Event{}, wrote: map[[3]string]string{}, decoded: map[decodedKey]map[string]any{}}
 	for i, e := range t.Events {
 		a.steps++
 		a.byItem[e.Item] = append(a.byItem[e.Item], i)
@@ -116,11 +146,11 @@ func (a *attributor) record(rec string) {
 		switch e.Kind {
 		case mission.EventSent:
 			if a.among(agents, e.Edge) {
-				a.sent(e)
+				a.sent(i)
 			}
 		case mission.EventReceived:
 			if a.among(agents, e.Edge) {
-				a.received(e)
+				a.received(i)
 			}
 		case mission.EventDropped:
 			if a.among(agents, e.Edge) {
@@ -189,9 +219,10 @@ func (a *attributor) sentOn(e *mission.Event) (mission.Edge, mission.Location) {
 
 // sent checks one message as the producer's emitter sent it: against the
 // producer's result, and its owners against the edge's consumer.
-func (a *attributor) sent(e *mission.Event) {
+func (a *attributor) sent(i int) {
+	e := &a.events[i]
 	edge, loc := a.sentOn(e)
-	msg := object([]byte(e.Raw))
+	msg := a.objectOf(i, 'r')
 	owners := strs(msg["next_owner"])
 	switch {
 	case len(owners) == 0:
@@ -247,14 +278,15 @@ func (a *attributor) sent(e *mission.Event) {
 // received checks one message as the consumer's parser read it: what was
 // sent against what was read, the edge it reached, and copies of a
 // message already received.
-func (a *attributor) received(e *mission.Event) {
+func (a *attributor) received(i int) {
+	e := &a.events[i]
 	edge, loc := a.sentOn(e)
 	if got, err := mission.ParseEdge(e.Edge); err == nil {
 		if _, known := a.spec.Edge(got); !known {
 			a.add("off_edge", loc, e, "", "%s: the message for %s sent on it was delivered to %s, not its edge's consumer", loc, e.Item, got.To)
 		}
 	}
-	raw, parsed := object([]byte(e.Raw)), object(e.Parsed)
+	raw, parsed := a.objectOf(i, 'r'), a.objectOf(i, 'p')
 	key := [2]string{e.Edge, jsontext.Str(parsed["idempotency_key"])}
 	if first, dup := a.keys[key]; dup && key[1] != "" {
 		a.add("redelivered", loc, e, "idempotency_key", "%s: %s received a copy of the message for %s it already received (event %d), key %s, and processed it again", loc, e.Agent, e.Item, first, key[1])
@@ -350,7 +382,7 @@ func (a *attributor) resultBefore(agent mission.Agent, item string, seq int) (ma
 	for j := len(idx) - 1; j >= 0; j-- {
 		e := &a.events[idx[j]]
 		if e.Seq < seq && e.Kind == mission.EventResult && e.Agent == agent {
-			m := object(e.Output)
+			m := a.objectOf(idx[j], 'o')
 			return m, m != nil
 		}
 	}
@@ -359,8 +391,8 @@ func (a *attributor) resultBefore(agent mission.Agent, item string, seq int) (ma
 
 // object decodes a JSON object, nil when the bytes are not one.
 func object(b []byte) map[string]any {
-	var m map[string]any
-	if json.Unmarshal(b, &m) != nil {
+	m, err := jsontext.DecodeObject(b, nil)
+	if err != nil {
 		return nil
 	}
 	return m

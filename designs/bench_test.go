@@ -1,6 +1,7 @@
 package designs
 
 import (
+	"bytes"
 	"context"
 	"testing"
 
@@ -120,4 +121,54 @@ func scenarioByID(tb testing.TB, id string) *mission.Scenario {
 	}
 	tb.Fatalf("no scenario %s", id)
 	return nil
+}
+
+// BenchmarkAttribute is design D's rules over a clean integrated run of
+// S43 (three emails) with every record kind of every item differing: each
+// scope a mutated build's end state can open, examined once.
+func BenchmarkAttribute(b *testing.B) {
+	m := invoice.New()
+	run, err := m.Run(context.Background(), mission.Clean(), scenarioByID(b, "S43"), 1, benchEnv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec := m.Spec()
+	var recs []string
+	items := map[string]bool{}
+	for _, e := range run.Trace.Events {
+		if e.Item != "" && !items[e.Item] {
+			items[e.Item] = true
+			for _, k := range spec.Tools.Kinds() {
+				recs = append(recs, k.Name+":"+e.Item)
+			}
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		a := newAttributor(spec, run.Trace)
+		for _, r := range recs {
+			a.record(r)
+		}
+	}
+}
+
+// BenchmarkWireDiff compares an emitted message with the golden one, as
+// design A's wire level does for every message: the same bytes (most
+// messages of a sweep) and one payload field changed.
+func BenchmarkWireDiff(b *testing.B) {
+	want := []byte(`{"id":"m1","edge":"intake->action","schema_version":"1","idempotency_key":"E1:intake","next_owner":["action"],` +
+		`"escalation":"none","payload":{"supplier":"ACME","invoice_number":"INV-1","currency":"EUR","net":100,"tax":20,"gross":120,` +
+		`"lines":[{"sku":"A","qty":2,"price":50}],"due_date":"2026-01-31"}}`)
+	changed := bytes.Replace(want, []byte(`"currency":"EUR"`), []byte(`"currency":"USD"`), 1)
+	for _, tc := range []struct {
+		name string
+		got  []byte
+	}{{"same", bytes.Clone(want)}, {"changed", changed}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				wireDiff(want, tc.got)
+			}
+		})
+	}
 }

@@ -25,7 +25,7 @@ type StoredItem struct {
 	ID string
 	reports.Item
 	Findings []designs.Finding
-	// TraceSHA is the SHA-256 of the item's kept trace ("" when none is
+	// TraceSHA is the hash of the item's kept trace ([TraceHashAlgorithm]; "" when none is
 	// kept); TraceStored reports whether its bytes are stored too.
 	TraceSHA    string
 	TraceStored bool

@@ -37,7 +37,7 @@
 // An item's id is build/design/scenario/trial ("clean/C/S01/3"), with
 // design "obs" for the observation run, whose [reports.Item] has Design ""
 // and carries Success (the end state passed the mission's Check) and TraceHash
-// (SHA-256 of the trace's JSON Lines and the end state's JSON). A trial's
+// (the hash of the trace and the end state: see [TraceHashAlgorithm]). A trial's
 // seed is [TrialSeed]: [sandbox.HashSeed](master seed, scenario id,
 // trial), the same for every build and design and independent of the
 // worker count. The clean build's items are dispatched first, then each

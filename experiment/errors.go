@@ -22,6 +22,10 @@ var (
 	ErrRunExists = errors.New("run folder is not empty (use resume to continue it)")
 	// ErrReplayMismatch: a replayed item differs from what the run stored.
 	ErrReplayMismatch = errors.New("replay differs from the stored run")
+	// ErrTraceHash: the run store's traces were hashed another way than
+	// this baton hashes them (made by an older baton), so what it would
+	// regenerate cannot be checked against them.
+	ErrTraceHash = errors.New("run store hashes traces another way")
 	// ErrNoStack: no missions were given to run (Options.Missions and
 	// Options.Stack are both nil).
 	ErrNoStack = errors.New("no missions to run")

@@ -2,11 +2,8 @@ package experiment
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"hash"
 	"reflect"
 	"slices"
 	"strconv"
@@ -72,12 +69,7 @@ func (pl *plan) evaluate(ctx context.Context, u unit, slot int, memo *unitMemo) 
 		if it.Coordination, err = observeCoordination(pl.mission, id, b.Info.ID, sc, run, it.Success); err != nil {
 			return nil, fmt.Errorf("item %s: %w", id, err)
 		}
-		h, err := traceHash(run, memo)
-		if err != nil {
-			return nil, fmt.Errorf("item %s: %w", id, err)
-		}
-		it.TraceHash = h
-		if it.EndHash, err = endHash(run, memo); err != nil {
+		if it.TraceHash, it.EndHash, err = runHashes(run.Trace, run.End, memo); err != nil {
 			return nil, fmt.Errorf("item %s: %w", id, err)
 		}
 		out.run = run
@@ -118,63 +110,6 @@ func (pl *plan) evaluate(ctx context.Context, u unit, slot int, memo *unitMemo) 
 	it.Faulted = f.faults > 0 || f.redelivers > 0
 	out.row.ord, out.row.id, out.row.item = itemIndex(pl, u.index, slot), id, it
 	return out, nil
-}
-
-// traceHash is the SHA-256 of an integrated run's trace (JSON Lines) and
-// end state (JSON): two runs with the same hash left the same record. On
-// the way it records, under the integrated run's traces key, the SHA-256 of
-// the trace alone: what attachTrace needs when the observation run failed
-// or design B, which shares the run, flags.
-func traceHash(run *mission.Run, memo *unitMemo) (string, error) {
-	if memo == nil {
-		memo = &unitMemo{}
-	}
-	// Most units keep no trace bytes: serialise into the worker's scratch
-	// rather than into the unit's memo.
-	tr, cached := memo.jsonl[run.Trace]
-	if !cached {
-		var err error
-		if tr, err = run.Trace.AppendJSONL(memo.trace[:0]); err != nil {
-			return "", fmt.Errorf("trace: %w", err)
-		}
-		memo.trace = tr
-	}
-	end, err := run.End.AppendJSON(memo.end[:0])
-	if err != nil {
-		return "", fmt.Errorf("end state: %w", err)
-	}
-	memo.end = end
-	h := sha256.New()
-	h.Write(tr)
-	if c, ok := h.(hash.Cloner); ok && memo.kept != nil {
-		if alone, err := c.Clone(); err == nil {
-			memo.kept[integratedKey(run.Trace)] = keptSum{hex.EncodeToString(alone.Sum(nil)), len(tr)}
-		}
-	}
-	h.Write(end)
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// endHash is the SHA-256 of an integrated run's end-state records alone,
-// without the engine's call log: what the oracle's harm compares with the
-// clean twin's (a mutant that changed only how the work was done, not what
-// is on record, did no harm).
-func endHash(run *mission.Run, memo *unitMemo) (string, error) {
-	if memo == nil {
-		memo = &unitMemo{}
-	}
-	var (
-		b   []byte
-		err error
-	)
-	if run.End.Records == nil {
-		b = append(memo.end[:0], "{}"...)
-	} else if b, err = run.End.Records.AppendJSON(memo.end[:0]); err != nil {
-		return "", fmt.Errorf("end state: %w", err)
-	}
-	memo.end = b
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
 }
 
 // traceBytes returns what an item's trace file holds: the integrated run's

@@ -133,8 +133,8 @@ func TestModelCoresMatchPolicy(t *testing.T) {
 				t.Errorf("Replay(%s) with the server stopped: %v", id, err)
 				continue
 			}
-			if HashBytes(res.Trace) != res.TraceSHA {
-				t.Errorf("Replay(%s): trace hashes to %s, stored %s", id, HashBytes(res.Trace), res.TraceSHA)
+			if got, err := HashTrace(res.Trace); err != nil || got != res.TraceSHA {
+				t.Errorf("Replay(%s): trace hashes to %s (%v), stored %s", id, got, err, res.TraceSHA)
 			}
 			if res.StoredTrace != nil && !bytes.Equal(res.StoredTrace, res.Trace) {
 				t.Errorf("Replay(%s): stored trace %d bytes, replayed %d bytes", id, len(res.StoredTrace), len(res.Trace))

@@ -189,8 +189,8 @@ func TestReplayReal(t *testing.T) {
 			t.Errorf("Replay(%s): %v", x.id, err)
 			continue
 		}
-		if x.sha != "" && HashBytes(res.Trace) != x.sha {
-			t.Errorf("Replay(%s): trace hashes to %s, stored %s", x.id, HashBytes(res.Trace), x.sha)
+		if got, err := HashTrace(res.Trace); x.sha != "" && (err != nil || got != x.sha) {
+			t.Errorf("Replay(%s): trace hashes to %s (%v), stored %s", x.id, got, err, x.sha)
 		}
 		if res.StoredTrace != nil && !bytes.Equal(res.StoredTrace, res.Trace) {
 			t.Errorf("Replay(%s): stored trace %d bytes, replayed %d bytes", x.id, len(res.StoredTrace), len(res.Trace))

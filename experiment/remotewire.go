@@ -93,7 +93,7 @@ func (k *remoteSink) decode(u unit, data []byte) ([]row, error) {
 			if err := gunzip(&buf, zr, z); err != nil {
 				return nil, fmt.Errorf("item %s: trace: %w", r.id, err)
 			}
-			if HashBytes(buf.Bytes()) != x.TraceSHA {
+			if _, ok := checkTrace(TraceHashAlgorithm, buf.Bytes(), x.TraceSHA); !ok {
 				return nil, fmt.Errorf("item %s: its trace does not hash to %s", r.id, short(x.TraceSHA))
 			}
 			r.traceLine = appendTraceLine(nil, r.id, buf.Bytes())

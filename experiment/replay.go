@@ -94,6 +94,9 @@ func (st *Stack) Replay(runDir, itemID string) (*ReplayResult, error) {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	defer s.close()
+	if err := s.sameTraceHash(); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
 	stored, err := s.item(itemIndex(pl, pl.unitIndex(bi, si, trial), slot), itemID)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
@@ -131,8 +134,8 @@ func compareReplay(res *ReplayResult, out *outcome, findings []designs.Finding) 
 	if d := cmp.Diff(findings, out.row.findings); d != "" && !(len(findings) == 0 && len(out.row.findings) == 0) {
 		diffs = append(diffs, "findings (-stored +replayed):\n"+d)
 	}
-	if res.TraceSHA != "" && res.TraceSHA != HashBytes(res.Trace) {
-		diffs = append(diffs, fmt.Sprintf("trace: replayed %d bytes hash to %s, the run kept %s", len(res.Trace), short(HashBytes(res.Trace)), short(res.TraceSHA)))
+	if got, ok := checkTrace(TraceHashAlgorithm, res.Trace, res.TraceSHA); res.TraceSHA != "" && !ok {
+		diffs = append(diffs, fmt.Sprintf("trace: replayed %d bytes hash to %s, the run kept %s", len(res.Trace), short(got), short(res.TraceSHA)))
 	}
 	if res.StoredTrace != nil && !bytes.Equal(res.StoredTrace, res.Trace) {
 		diffs = append(diffs, fmt.Sprintf("trace: stored %d bytes, replayed %d bytes, first difference at byte %d",

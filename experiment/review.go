@@ -35,6 +35,9 @@ func (st *Stack) ReviewCandidates(runDir string, pick func([]reports.ReviewCandi
 		return nil, fmt.Errorf("review candidates: %w", err)
 	}
 	defer s.close()
+	if err := s.sameTraceHash(); err != nil {
+		return nil, fmt.Errorf("review candidates: %w", err)
+	}
 	nm, err := s.checked()
 	if err != nil {
 		return nil, fmt.Errorf("review candidates: %w", err)

@@ -19,8 +19,9 @@ import (
 
 // StoreSchema identifies the layout of runs.db. v7 keeps each distinct
 // end-state hash once (the end_states dictionary; units name theirs by
-// id: a default run's 30,720 units left 691 end states) and drops the unique indexes of the blame and finding dictionaries,
-// which only the writer, with its own maps, needed. v6 adds the tokens the
+// id: a default run's 30,720 units left 691 end states) and drops the
+// unique indexes of the blame and finding dictionaries, which only the
+// writer, with its own maps, needed. v6 adds the tokens the
 // models read and wrote (tokens_in, tokens_out). v5 splits the sandbox
 // resets into environment and fixture resets and adds the counters of
 // emits, parses, contract checks and attribution steps. v4 stores each fact once
@@ -320,6 +321,7 @@ func (s *store) create(pl *plan) error {
 		{"trials", strconv.Itoa(pl.trials)},
 		{"slots", strconv.Itoa(pl.slots())},
 		{"items", strconv.Itoa(pl.total())},
+		{"trace_hash", TraceHashAlgorithm},
 	}
 	for _, kv := range meta {
 		if _, err := tx.Exec("INSERT INTO meta(key, value) VALUES(?, ?)", kv[0], kv[1]); err != nil {
@@ -522,6 +524,9 @@ func (s *store) checkMeta(pl *plan) error {
 		if meta[k] != want[k] {
 			return fmt.Errorf("%w: %s holds %s %q, this run has %q", ErrForeignRun, StoreFile, k, meta[k], want[k])
 		}
+	}
+	if err := s.sameTraceHash(); err != nil {
+		return err
 	}
 	return s.checkPlanRows(pl)
 }

@@ -3,9 +3,7 @@ package experiment
 import (
 	"bytes"
 	"compress/gzip"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -596,8 +594,12 @@ func (s *store) trace(sha string) ([]byte, error) {
 	if err := gunzip(&buf, nil, gz); err != nil {
 		return nil, damaged("traces row %d (%s): %v", id, short(sha), err)
 	}
-	if got := sha256.Sum256(buf.Bytes()); hex.EncodeToString(got[:]) != sha {
-		return nil, damaged("traces row %d: its bytes hash to %s, the row says %s", id, short(hex.EncodeToString(got[:])), short(sha))
+	alg, err := s.traceAlgorithm()
+	if err != nil {
+		return nil, err
+	}
+	if got, ok := checkTrace(alg, buf.Bytes(), sha); !ok {
+		return nil, damaged("traces row %d: its bytes hash to %s, the row says %s", id, short(got), short(sha))
 	}
 	return buf.Bytes(), nil
 }

@@ -5,14 +5,18 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
+	"database/sql"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/baton-lab/baton/internal/xxh64"
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/reports"
 	"github.com/baton-lab/baton/sandbox"
@@ -23,7 +27,7 @@ import (
 // file costs far more here than appending to the store. Every flagged
 // design item and every failed observation run has its trace pinned by
 // hash (outcomes.trace names a traces row, one per distinct trace, with
-// the SHA-256 of its JSON Lines); the bytes themselves (traces.data,
+// its hash: see [TraceHashAlgorithm]); the bytes themselves (traces.data,
 // gzipped) are stored for the clean build's flagged and failed items (the
 // false alarms) and for a seeded sample of every item. Replay regenerates any trace and checks it against the hash;
 // ExportTraces writes traces/<item>.jsonl from the stored bytes or, where
@@ -91,7 +95,9 @@ func (o *outcome) keepTrace(master uint64, rate float64, flagged bool) keep {
 	return keepNone
 }
 
-// keptSum is what a unit knows of a trace it keeps: its SHA-256 and size.
+// keptSum is what a unit knows of a trace it keeps: its hash and the size
+// of its compact encoding (both functions of the trace alone, whatever
+// part of it the run keeps).
 type keptSum struct {
 	sha  string
 	size int
@@ -100,7 +106,8 @@ type keptSum struct {
 // attachTrace fills the row's trace fields and, when line is set and k
 // keeps the bytes, the row's line of traces/<build>.jsonl. A trace that
 // several items of the unit share (the observation run and design B's,
-// A's and C's core runs) is serialised, hashed and compressed once.
+// A's and C's core runs) is hashed, serialised and compressed once, and
+// serialised only when its bytes are kept.
 func (o *outcome) attachTrace(k keep, line bool) error {
 	if k == keepNone {
 		return nil
@@ -109,8 +116,15 @@ func (o *outcome) attachTrace(k keep, line bool) error {
 	m := o.memo
 	key := o.tracesKey()
 	sum, known := m.kept[key]
-	if known && !line && (k == keepHash || m.sent[sum.sha]) {
-		o.row.traceSHA, o.row.traceLen = sum.sha, sum.size
+	if !known {
+		var ok bool
+		if sum, ok = o.traceSum(); !ok {
+			return nil
+		}
+		m.kept[key] = sum
+	}
+	o.row.traceSHA, o.row.traceLen = sum.sha, sum.size
+	if !line && (k == keepHash || m.sent[sum.sha]) {
 		return nil
 	}
 	b, ok, err := o.traceBytes()
@@ -120,12 +134,6 @@ func (o *outcome) attachTrace(k keep, line bool) error {
 	if !ok {
 		return nil
 	}
-	if !known {
-		h := sha256.Sum256(b)
-		sum = keptSum{hex.EncodeToString(h[:]), len(b)}
-		m.kept[key] = sum
-	}
-	o.row.traceSHA, o.row.traceLen = sum.sha, sum.size
 	if line {
 		o.row.traceLine = appendTraceLine(nil, o.row.id, b)
 	}
@@ -139,6 +147,140 @@ func (o *outcome) attachTrace(k keep, line bool) error {
 	}
 	o.row.traceGZ = gz
 	return nil
+}
+
+// TraceHashAlgorithm names how this baton hashes traces: XXH64 of their
+// compact encoding (see [mission.Trace.AppendCompact]), 16 hex digits.
+// runs.db records it (meta key trace_hash); a store without the key was
+// made by an older baton, which hashed with [legacyTraceHash].
+const TraceHashAlgorithm = "xxh64-compact-1"
+
+// legacyTraceHash is what a store without a trace_hash key hashed traces
+// with: SHA-256 of their JSON Lines (and, for a unit's run, of the end
+// state's JSON after them).
+const legacyTraceHash = "sha256-jsonl"
+
+// hash64 returns b's XXH64 as 16 lower-case hex digits.
+func hash64(b []byte) string {
+	var sum [8]byte
+	binary.BigEndian.PutUint64(sum[:], xxh64.Sum64(b))
+	return hex.EncodeToString(sum[:])
+}
+
+// traceSum returns the hash and compact size of what the item's trace
+// file holds (see [outcome.traceBytes]), without serialising it: the runs'
+// compact encodings, each introduced by its name when there are several.
+// ok is false when the item kept no trace.
+func (o *outcome) traceSum() (_ keptSum, ok bool) {
+	names := o.traceNames()
+	if len(names) == 0 {
+		return keptSum{}, false
+	}
+	b := o.memo.trace[:0]
+	if len(names) == 1 && names[0] == "integrated" {
+		b = o.traces["integrated"].AppendCompact(b)
+	} else {
+		for _, n := range names {
+			b = o.traces[n].AppendCompact(mission.AppendCompactRun(b, n))
+		}
+	}
+	o.memo.trace = b
+	return keptSum{hash64(b), len(b)}, true
+}
+
+// traceAlgorithm returns how the store's traces were hashed: its meta
+// trace_hash, or legacyTraceHash when it has none.
+func (s *store) traceAlgorithm() (string, error) {
+	var alg string
+	err := s.db.QueryRow("SELECT value FROM meta WHERE key = 'trace_hash'").Scan(&alg)
+	if errors.Is(err, sql.ErrNoRows) {
+		return legacyTraceHash, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read run store meta: %w", err)
+	}
+	return alg, nil
+}
+
+// sameTraceHash refuses a store whose traces this baton would hash
+// differently: what it regenerates (a resumed unit, a replayed item, a
+// review candidate) could not be checked against what the store holds.
+func (s *store) sameTraceHash() error {
+	alg, err := s.traceAlgorithm()
+	if err != nil {
+		return err
+	}
+	if alg != TraceHashAlgorithm {
+		return fmt.Errorf("%w: %s hashes traces with %s, this baton with %s: resume or replay it with the baton that made it, or start a new run",
+			ErrTraceHash, s.path, alg, TraceHashAlgorithm)
+	}
+	return nil
+}
+
+// HashTrace returns the hash that runs.db keeps for a trace file's JSON
+// Lines (an exported or stored trace, or a replayed one), with
+// [TraceHashAlgorithm].
+func HashTrace(jsonl []byte) (string, error) {
+	b, err := mission.AppendCompactJSONL(nil, jsonl)
+	if err != nil {
+		return "", err
+	}
+	return hash64(b), nil
+}
+
+// checkTrace reports whether jsonl hashes to sha with algorithm (a
+// store's trace_hash).
+func checkTrace(algorithm string, jsonl []byte, sha string) (got string, ok bool) {
+	if algorithm == legacyTraceHash {
+		got = HashBytes(jsonl)
+	} else if h, err := HashTrace(jsonl); err == nil {
+		got = h
+	}
+	return got, got == sha
+}
+
+// runHashes returns the hash of an integrated run (its trace's compact
+// encoding, then its end state: the records' JSON and the call log) and the
+// SHA-256 of its end-state records alone: two runs with the same run hash
+// left the same record. On the way it records, under the integrated run's
+// traces key, the hash of the trace alone: what attachTrace needs when the
+// observation run failed or design B, which shares the run, flags. Nothing
+// is serialised but the records.
+func runHashes(run *mission.Trace, end *sandbox.State, memo *unitMemo) (runHash, endHash string, err error) {
+	if memo == nil {
+		memo = &unitMemo{}
+	}
+	records := append(memo.end[:0], "{}"...)
+	if end.Records != nil {
+		if records, err = end.Records.AppendJSON(memo.end[:0]); err != nil {
+			return "", "", fmt.Errorf("end state: %w", err)
+		}
+	}
+	memo.end = records
+	sum := sha256.Sum256(records)
+	b := run.AppendCompact(memo.trace[:0])
+	if memo.kept != nil {
+		memo.kept[integratedKey(run)] = keptSum{hash64(b), len(b)}
+	}
+	b = binary.AppendUvarint(append(b, 'S'), uint64(len(records)))
+	b = appendCompactLog(append(b, records...), end.Log)
+	memo.trace = b
+	return hash64(b), hex.EncodeToString(sum[:]), nil
+}
+
+// appendCompactLog appends the compact encoding of a call log: each entry's
+// fields in order, integers as varints, strings as a length and the bytes.
+func appendCompactLog(b []byte, log []sandbox.LogEntry) []byte {
+	str := func(b []byte, s string) []byte { return append(binary.AppendUvarint(b, uint64(len(s))), s...) }
+	b = binary.AppendUvarint(b, uint64(len(log)))
+	for i := range log {
+		e := &log[i]
+		b = binary.AppendVarint(b, int64(e.Seq))
+		b = binary.AppendVarint(b, e.At)
+		b = str(str(str(str(b, e.Agent), e.Tool), e.Item), e.Key)
+		b = str(str(str(b, e.Outcome), e.Code), e.Effect)
+	}
+	return b
 }
 
 // gzip compresses b with the worker's compressor (a new one allocates

@@ -45,7 +45,7 @@ type Item struct {
 
 	// Observation runs only.
 	Success   bool   `json:"success"`    // the integrated run's end state was accepted
-	TraceHash string `json:"trace_hash"` // SHA-256 of the trace and end state
+	TraceHash string `json:"trace_hash"` // hash of the trace and end state (experiment.TraceHashAlgorithm)
 	// EndHash is the SHA-256 of the end state's records alone (without the
 	// call log): a mutated run whose EndHash differs from its clean
 	// twin's did harm.
