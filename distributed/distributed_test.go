@@ -35,6 +35,10 @@ mutants:
   ids: [ctl-boundary-payment-currency, cl-intake-action-currency]
 `
 
+// everyUnit is smallProtocol with every unit handed out: without
+// selection, the coordinator executes no clean unit itself.
+const everyUnit = smallProtocol + "selection: off\n"
+
 // testPolicy redelivers fast, so a killed worker's unit comes back soon.
 var testPolicy = Config{AckWait: time.Second, MaxDeliver: 3}
 
@@ -224,7 +228,9 @@ func TestPoisonedUnit(t *testing.T) {
 	}
 	wctx, stop := context.WithCancel(ctx)
 	wait := startWorkers(wctx, t, js, 2, open)
-	dir, err := run(ctx, t, remote)
+	parent := t.TempDir()
+	err := runIn(ctx, t, parent, everyUnit, remote, false)
+	dir := filepath.Join(parent, "run")
 	stop()
 	wait()
 	var ie *experiment.IncompleteError
@@ -273,17 +279,18 @@ func readFile(tb testing.TB, path string) []byte {
 func TestCoordinatorRestart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	localDir, err := run(ctx, t, nil)
-	if err != nil {
+	local := t.TempDir()
+	if err := runIn(ctx, t, local, everyUnit, nil, false); err != nil {
 		t.Fatal(err)
 	}
+	localDir := filepath.Join(local, "run")
 	js := connect(t)
 	probe := js()
 	cctx, stopCoordinator := context.WithCancel(ctx)
 	dir := t.TempDir()
 	ran := make(chan error, 1)
 	go func() {
-		ran <- runIn(cctx, t, dir, smallProtocol, &Remote{JS: js(), Config: testPolicy, Logger: zerolog.Nop()}, false)
+		ran <- runIn(cctx, t, dir, everyUnit, &Remote{JS: js(), Config: testPolicy, Logger: zerolog.Nop()}, false)
 	}()
 	const units = 18 // 3 builds x 3 scenarios x 2 trials
 	waitFor(ctx, t, probe, UnitStream, units)
@@ -299,7 +306,7 @@ func TestCoordinatorRestart(t *testing.T) {
 	wait()
 
 	remote := &Remote{JS: js(), Config: testPolicy, Logger: zerolog.Nop()}
-	if err := runIn(ctx, t, dir, smallProtocol, remote, true); err != nil {
+	if err := runIn(ctx, t, dir, everyUnit, remote, true); err != nil {
 		t.Fatalf("resumed coordinator: %v", err)
 	}
 	sameResults(t, localDir, filepath.Join(dir, "run"))

@@ -107,7 +107,8 @@
 //	         fixture_resets, emits, parses, contract_checks,
 //	         attribution_steps, wall_ns,
 //	         reached, match_n, match_exact, match_name_only,
-//	         match_order_ignored, trace, checksum)
+//	         match_order_ignored, trace, from_twin, checksum)
+//	coverage(unit, builds, checksum)       a probed clean unit's covering mutants
 //	blames(id, blame, checksum)            distinct blames, JSON; 0 is []
 //	finding_texts(id, rule, message, location, evidence, checksum)
 //	item_findings(item, seq, finding)

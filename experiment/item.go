@@ -48,6 +48,9 @@ func (pl *plan) evaluate(ctx context.Context, u unit, slot int, memo *unitMemo) 
 	defer pl.cores.count(design, use)
 	oracle := &mission.Oracle{}
 	build := b.Switch(oracle)
+	if memo != nil && memo.probe != nil {
+		build = memo.probe.Build(oracle) // the clean build, observed
+	}
 	it := reports.Item{
 		Build: b.Info.ID, Class: b.Info.Class, Location: b.Info.Location, Design: design,
 		Scenario: sc.ID, Category: string(sc.Category), Trial: u.trial, Seed: seed,

@@ -71,6 +71,9 @@ type Manifest struct {
 	// kept here rather than in results.json.
 	Models   []ModelProvenance           `json:"models,omitempty"`
 	ModelUse map[string]reports.ModelUse `json:"model_use,omitempty"`
+	// Selection is what the sweep executed and what it took from the
+	// clean twins (selection.go), over every session.
+	Selection *reports.Selection `json:"selection,omitempty"`
 }
 
 // ManifestProtocol identifies the protocol file a run used.

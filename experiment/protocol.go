@@ -43,6 +43,9 @@ type Protocol struct {
 	// ModelCache is a directory of model answers shared between runs,
 	// searched after the run folder's own model-cache/.
 	ModelCache string `json:"model_cache,omitempty"`
+	// Selection is how mutant units are chosen for execution: "coverage"
+	// (the default, "" here) or "off" (see [Selection]).
+	Selection string `json:"selection,omitempty"`
 	// Matched is how baton matched compares the multi-agent build with the
 	// single-agent build (matched.go).
 	Matched Matched `json:"matched,omitempty"`
@@ -283,4 +286,42 @@ func (p *Protocol) clone() *Protocol {
 func HashBytes(data []byte) string {
 	s := sha256.Sum256(data)
 	return hex.EncodeToString(s[:])
+}
+
+// Selection is how a sweep decides which mutant units to execute.
+type Selection int
+
+const (
+	// SelectCoverage executes a mutant unit only when a probe of its clean
+	// twin saw one of the mutant's seams act (see [mission.Probe]); the
+	// others are taken from the twin, result for result.
+	SelectCoverage Selection = iota
+	// SelectOff executes every unit.
+	SelectOff
+)
+
+// AllSelections lists the selection modes.
+var AllSelections = []Selection{SelectCoverage, SelectOff}
+
+func (s Selection) String() string {
+	if s == SelectOff {
+		return "off"
+	}
+	return "coverage"
+}
+
+func selectionNames() []string {
+	out := make([]string, len(AllSelections))
+	for i, s := range AllSelections {
+		out[i] = s.String()
+	}
+	return out
+}
+
+// SelectionMode returns the protocol's selection mode.
+func (p *Protocol) SelectionMode() Selection {
+	if p.Selection == SelectOff.String() {
+		return SelectOff
+	}
+	return SelectCoverage
 }

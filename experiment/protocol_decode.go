@@ -60,6 +60,9 @@ func checkProtocol(d *input.Decoder, p *Protocol, spec *mission.Spec) {
 	if p.DesignAInputs != "" {
 		d.OneOf("design_a_inputs", "input source", p.DesignAInputs, []string{InputsGolden, InputsRecorded})
 	}
+	if d.Has("selection") {
+		d.OneOf("selection", "selection", p.Selection, selectionNames())
+	}
 	d.Check(!d.Has("trials") || p.Trials >= 1, "trials", "%d: want at least 1", p.Trials)
 	d.Check(p.ReviewSample >= 0, "review_sample", "%d: want 0 or more", p.ReviewSample)
 	checkProfile(d, p.Profile, spec)

@@ -217,6 +217,12 @@ func remoteSweep(ctx context.Context, ses *session, lv *live, sample float64, op
 	if err != nil {
 		return nil, err
 	}
+	skipped := ses.skipped
+	if mode, _ := selectionOf(pl, opt); mode == SelectCoverage {
+		if skipped, err = remoteSelect(ctx, ses, lv, sample, opt); err != nil {
+			return nil, err
+		}
+	}
 	k := newRemoteSink(pl, ses.done, lv != nil)
 	if len(k.units) == 0 {
 		return nil, nil
@@ -227,8 +233,8 @@ func remoteSweep(ctx context.Context, ses *session, lv *live, sample float64, op
 	total := pl.total()
 	var progress func(int)
 	if opt.Progress != nil {
-		progress = func(n int) { opt.Progress(ses.skipped+n, total) }
-		opt.Progress(ses.skipped, total)
+		progress = func(n int) { opt.Progress(skipped+n, total) }
+		opt.Progress(skipped, total)
 	}
 	var observe func([]row) error
 	if lv != nil {

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"reflect"
@@ -71,6 +72,12 @@ type unitMemo struct {
 	// runs are the traces of every run the unit executed, recycled when
 	// the unit is over (see [mission.Trace.Recycle]).
 	runs []*mission.Trace
+
+	// probe, when set, observes the seam calls of the unit's clean build
+	// (see [selection]); zr and unzipped read clean twins back.
+	probe    *mission.Probe
+	zr       *gzip.Reader
+	unzipped bytes.Buffer
 }
 
 func newUnitMemo(share bool) *unitMemo {

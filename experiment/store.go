@@ -17,7 +17,10 @@ import (
 	"github.com/baton-lab/baton/reports"
 )
 
-// StoreSchema identifies the layout of runs.db. v7 keeps each distinct
+// StoreSchema identifies the layout of runs.db. v8 marks the items taken
+// from their clean twin instead of executed (outcomes.from_twin, in the
+// items view) and keeps each probed clean unit's coverage (coverage). v7
+// keeps each distinct
 // end-state hash once (the end_states dictionary; units name theirs by
 // id: a default run's 30,720 units left 691 end states) and drops the
 // unique indexes of the blame and finding dictionaries, which only the
@@ -30,7 +33,7 @@ import (
 // offers views for auditors (items, findings, item_flags, suite_runs,
 // detection_cells). v3 kept one wide row per item, keyed by its place in
 // the plan. An older store is refused, not migrated.
-const StoreSchema = "baton.runs/v7"
+const StoreSchema = "baton.runs/v8"
 
 // ObservationName is the name of the observation run in the designs table
 // of runs.db.
@@ -89,6 +92,11 @@ CREATE TABLE units (
 	end_state  INTEGER NOT NULL,
 	checksum   INTEGER NOT NULL
 );
+CREATE TABLE coverage (
+	unit     INTEGER PRIMARY KEY,
+	builds   TEXT NOT NULL,
+	checksum INTEGER NOT NULL
+);
 CREATE TABLE end_states (
 	id       INTEGER PRIMARY KEY,
 	sha256   TEXT NOT NULL UNIQUE,
@@ -122,6 +130,7 @@ CREATE TABLE outcomes (
 	match_name_only     INTEGER NOT NULL,
 	match_order_ignored INTEGER NOT NULL,
 	trace               INTEGER,
+	from_twin           INTEGER NOT NULL DEFAULT 0,
 	checksum            INTEGER NOT NULL
 );
 CREATE TABLE blames (
@@ -166,7 +175,8 @@ SELECT o.ord AS ord,
 	CASE WHEN d.ord = 0 THEN u.run_sha256 ELSE '' END AS run_sha256,
 	CASE WHEN d.ord = 0 THEN (SELECT e.sha256 FROM end_states e WHERE e.id = u.end_state) ELSE '' END AS end_sha256,
 	coalesce(tr.sha256, '') AS trace_sha256,
-	tr.data IS NOT NULL AS trace_stored
+	tr.data IS NOT NULL AS trace_stored,
+	o.from_twin AS from_twin
 FROM designs d
 JOIN builds b
 JOIN units u ON u.build = b.ord

@@ -42,6 +42,12 @@ type row struct {
 	// slot 0): the unit's units row goes with it.
 	unit         bool
 	unitChecksum int64
+
+	// fromTwin marks a row taken from its clean twin, not executed (see [selection]); probed, on a clean unit's first row, that
+	// coverage lists the builds whose seams could act in the unit.
+	fromTwin bool
+	probed   bool
+	coverage []int
 }
 
 // seal prepares r for the writer: the JSON of its blame and evidence, its
@@ -261,8 +267,8 @@ const (
 )
 
 var (
-	outcomeColumns = "ord, flags, blame, " + costNames("") + ", wall_ns, reached, match_n, match_exact, match_name_only, match_order_ignored, trace, checksum"
-	outcomeParams  = 11 + len(costColumns)
+	outcomeColumns = "ord, flags, blame, " + costNames("") + ", wall_ns, reached, match_n, match_exact, match_name_only, match_order_ignored, trace, from_twin, checksum"
+	outcomeParams  = 12 + len(costColumns)
 )
 
 // insertSQL returns a multi-row INSERT of n rows.
@@ -276,6 +282,7 @@ func insertSQL(table, columns string, params, n int) string {
 type stmts struct {
 	units, outcomes, findings     [2]*sql.Stmt
 	blame, finding, trace, stored *sql.Stmt
+	coverage                      *sql.Stmt
 	end, findTrace, findEnd       *sql.Stmt
 }
 
@@ -295,6 +302,7 @@ func (w *writer) prepare() (*stmts, error) {
 		{&st.finding, "INSERT INTO finding_texts(id, rule, message, location, evidence, checksum) VALUES(?, ?, ?, ?, ?, ?)"},
 		{&st.trace, "INSERT INTO traces(id, sha256, size, data, checksum) VALUES(?, ?, ?, ?, ?) ON CONFLICT(sha256) DO NOTHING"},
 		{&st.stored, "UPDATE traces SET data = ?, checksum = ? WHERE id = ?"},
+		{&st.coverage, "INSERT INTO coverage(unit, builds, checksum) VALUES(?, ?, ?)"},
 		{&st.end, "INSERT INTO end_states(id, sha256, checksum) VALUES(?, ?, ?) ON CONFLICT(sha256) DO NOTHING"},
 		{&st.findTrace, "SELECT id, data IS NOT NULL FROM traces WHERE sha256 = ?"},
 		{&st.findEnd, "SELECT id FROM end_states WHERE sha256 = ?"},
@@ -311,7 +319,7 @@ func (w *writer) prepare() (*stmts, error) {
 
 func (st *stmts) close() {
 	for _, s := range []*sql.Stmt{st.units[0], st.units[1], st.outcomes[0], st.outcomes[1], st.findings[0], st.findings[1],
-		st.blame, st.finding, st.trace, st.stored, st.end, st.findTrace, st.findEnd} {
+		st.blame, st.finding, st.trace, st.stored, st.end, st.findTrace, st.findEnd, st.coverage} {
 		if s != nil {
 			s.Close()
 		}
@@ -442,6 +450,9 @@ func (w *writer) flush(st *stmts, rows []row) error {
 	})
 	if err != nil {
 		return fmt.Errorf("run store writer: units from %s: %w", rows[0].id, err)
+	}
+	if err := insertCoverage(tx.Stmt(st.coverage), rows, w.s.slots); err != nil {
+		return fmt.Errorf("run store writer: coverage from %s: %w", rows[0].id, err)
 	}
 	err = insertChunked(tx, st.outcomes, len(rows), &args, func(k int, a []any) []any {
 		return appendOutcomeArgs(a, &rows[k], rf.blame[k], rf.trace[k])
@@ -628,7 +639,7 @@ func appendOutcomeArgs(args []any, r *row, blame, trace int64) []any {
 		args = append(args, i(*c.get(&it.Cost)))
 	}
 	return append(args, it.WallNS, i(it.Reached),
-		i(it.MatchN), i(it.MatchExact), i(it.MatchNameOnly), i(it.MatchOrderIgnored), tr, r.checksum)
+		i(it.MatchN), i(it.MatchExact), i(it.MatchNameOnly), i(it.MatchOrderIgnored), tr, b2n(r.fromTwin), r.checksum)
 }
 
 // flagBits packs an item's booleans as outcomes.flags holds them: flagged
@@ -667,4 +678,37 @@ func appendStrings(b []byte, ss []string) []byte {
 		b = jsontext.AppendString(b, s, false)
 	}
 	return append(b, ']')
+}
+
+// insertCoverage stores the coverage of the probed clean units among rows.
+func insertCoverage(stmt *sql.Stmt, rows []row, slots int) error {
+	for i := range rows {
+		r := &rows[i]
+		if !r.probed {
+			continue
+		}
+		u := int64(r.ord / slots)
+		b := appendInts(nil, r.coverage)
+		if _, err := stmt.Exec(u, string(b), coverageChecksum(u, b)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendInts appends xs as a JSON array.
+func appendInts(b []byte, xs []int) []byte {
+	b = append(b, '[')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(x), 10)
+	}
+	return append(b, ']')
+}
+
+func coverageChecksum(unit int64, builds []byte) int64 {
+	b := binary.AppendVarint([]byte{'v'}, unit)
+	return checksum(append(b, builds...))
 }

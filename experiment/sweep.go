@@ -78,12 +78,16 @@ type Options struct {
 	ModelCache   string
 	ModelOffline bool
 	// Remote, when set, executes the units in other processes instead of
-	// the worker pool (see [Remote]); Workers is then unused.
+	// the worker pool (see [Remote]); Workers is then the pool that
+	// executes the clean units, which coverage selection probes here.
 	Remote Remote
 
 	// noShare executes every run of every item, sharing none within a
 	// unit (tests compare both ways).
 	noShare bool
+	// noSelection executes every unit whatever the protocol's selection
+	// (tests compare both ways on the same protocol file).
+	noSelection bool
 }
 
 // stack returns the stack the options run.
@@ -204,6 +208,11 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	}
 
 	man.Models, man.ModelUse = pl.cores.provenance(man.Models), pl.cores.addUse(man.ModelUse)
+	mode, note := selectionOf(pl, opt)
+	man.Selection = &reports.Selection{Mode: mode.String(), Note: note}
+	if opt.Remote != nil && mode == SelectCoverage {
+		man.Selection.Note = "distributed: the coordinator executes the clean units, probing them, and hands out the mutant units to execute"
+	}
 	keptTrace := func(build, id string) bool {
 		return build == reports.CleanBuild || sampled(pl.seed, id, sample)
 	}
@@ -269,6 +278,19 @@ const sendRows = 64
 // sweep runs every item not yet stored; live, if not nil, is handed every
 // row as the writer receives it.
 func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, workers int, sample float64, live *live, opt Options) error {
+	var sel *selection
+	if mode, _ := selectionOf(pl, opt); mode == SelectCoverage {
+		var err error
+		if sel, err = newSelection(pl, s, done); err != nil {
+			return err
+		}
+	}
+	return sweepUnits(ctx, pl, s, done, skipped, workers, sample, live, opt, sel, pl.units())
+}
+
+// sweepUnits runs the items not yet stored of the first units units,
+// taking from their clean twins what sel, if not nil, allows.
+func sweepUnits(ctx context.Context, pl *plan, s *store, done bitset, skipped, workers int, sample float64, live *live, opt Options, sel *selection, units int) error {
 	total := pl.total()
 	var progress func(int)
 	if opt.Progress != nil {
@@ -297,7 +319,7 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 	next := func() (unit, bool) {
 		for ctx.Err() == nil {
 			i := int(cursor.Add(1) - 1)
-			if i >= pl.units() {
+			if i >= units {
 				break
 			}
 			for slot := range pl.slots() {
@@ -308,14 +330,18 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 		}
 		return unit{}, false
 	}
+
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			memo := newUnitMemo(!opt.noShare)
+			wk := &sweepWorker{ctx: ctx, pl: pl, done: done, sel: sel, memo: newUnitMemo(!opt.noShare),
+				sample: sample, flagged: !opt.SampleTracesOnly, lines: live != nil}
+			if sel != nil {
+				wk.probe = sel.newProbe()
+			}
 			var rows []row
-			var scratch []byte
 			defer func() {
 				if len(rows) > 0 {
 					w.send(rows) // finished items are kept even when cancelled
@@ -326,27 +352,14 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 				if !ok {
 					break
 				}
-				memo.reset()
-				for slot := range pl.slots() {
-					if done.has(itemIndex(pl, u.index, slot)) {
-						continue
-					}
-					out, err := pl.evaluate(ctx, u, slot, memo)
-					if err != nil {
-						// A cancelled sweep stops where it is: the item is
-						// not stored, and a resumed sweep runs it.
-						if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
-							fail(err)
-						}
-						break
-					}
-					k := out.keepTrace(pl.seed, sample, !opt.SampleTracesOnly)
-					if err := out.attachTrace(k, live != nil); err != nil {
+				var err error
+				if rows, err = wk.unit(u, rows); err != nil {
+					// A cancelled sweep stops where it is: the item is not
+					// stored, and a resumed sweep runs it.
+					if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
 						fail(err)
-						break
 					}
-					out.row.seal(u, &scratch)
-					rows = append(rows, out.row)
+					break
 				}
 				// Rows go to the writer sendRows at a time: a hand-over to a
 				// writer waiting on another core wakes it, a system call.
@@ -369,6 +382,68 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 		return ctx.Err()
 	}
 	return nil
+}
+
+// sweepWorker is one worker of a sweep: its unit's memo, its probe and
+// its scratch.
+type sweepWorker struct {
+	ctx     context.Context
+	pl      *plan
+	done    bitset
+	sel     *selection // nil: execute every item
+	probe   *mission.Probe
+	memo    *unitMemo
+	sample  float64
+	flagged bool // keep flagged items' trace hashes (Options.SampleTracesOnly unset)
+	lines   bool // build kept traces' lines (a fresh sweep's)
+	scratch []byte
+}
+
+// unit appends to rows the items of u not yet stored, sealed: executed,
+// or taken from the clean twin where the selection allows. A clean unit
+// is probed for the selection, and its twin readied whatever happens. It
+// returns the rows finished when an item fails.
+func (wk *sweepWorker) unit(u unit, rows []row) ([]row, error) {
+	pl, sel, memo := wk.pl, wk.sel, wk.memo
+	memo.reset()
+	var taken []takenRow
+	if sel != nil && u.build > 0 {
+		var err error
+		if taken, err = sel.take(wk.ctx, u, wk.done, wk.sample, wk.flagged, memo, &wk.scratch); err != nil {
+			return rows, err
+		}
+	}
+	start := len(rows)
+	if sel != nil && u.build == 0 {
+		memo.probe = sel.probing(u, wk.probe, wk.done)
+	}
+	var err error
+	for slot := range pl.slots() {
+		if wk.done.has(itemIndex(pl, u.index, slot)) {
+			continue
+		}
+		if taken != nil && taken[slot].ok {
+			rows = append(rows, taken[slot].row)
+			continue
+		}
+		var out *outcome
+		if out, err = pl.evaluate(wk.ctx, u, slot, memo); err != nil {
+			break
+		}
+		if err = out.attachTrace(out.keepTrace(pl.seed, wk.sample, wk.flagged), wk.lines); err != nil {
+			break
+		}
+		out.row.seal(u, &wk.scratch)
+		rows = append(rows, out.row)
+	}
+	if sel != nil && u.build == 0 {
+		ferr := sel.finish(u, rows[start:], memo.probe, memo)
+		memo.probe = nil
+		if err == nil {
+			err = ferr
+		}
+	}
+	return rows, err
 }
 
 // finish takes the aggregation and the kept traces of a fresh sweep from
@@ -396,6 +471,12 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 	r.SetBaton(man.Baton)
 	r.SetModelUse(man.ModelUse)
 	r.SetMutationSources(pl.mutationSources())
+	if man.Selection != nil {
+		if err := s.selectionUse(man.Selection); err != nil {
+			return nil, err
+		}
+		r.SetSelection(man.Selection)
+	}
 	annotate(r, pl, man)
 	r.Infrastructure = failed
 	counts, err := pl.observeMistakes(context.Background())

@@ -98,6 +98,9 @@ type Results struct {
 	// modelUse is each design's model calls made and served, from
 	// manifest.json ([Results.SetModelUse]).
 	modelUse map[string]ModelUse
+	// selection is what the sweep executed, from manifest.json
+	// ([Results.SetSelection]).
+	selection *Selection
 }
 
 // SetBaton sets the version and commit of the baton that ran the run

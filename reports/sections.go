@@ -252,8 +252,12 @@ func costSection(r *Results) *section {
 		}
 		t.Rows = append(t.Rows, append(row, mean(ps.WallMS), money(x.MoneyPerSuite, x.Currency), money(x.Money, x.Currency)))
 	}
-	return &section{ID: "cost", Title: "Cost", Blocks: []block{
+	s := &section{ID: "cost", Title: "Cost", Blocks: []block{
 		p("Mean per suite run (one full suite), counting what each design executed: the runs (an integrated run resets the whole system of record, an environment reset; a core run alone sets up one agent's fixture, a fixture reset), every message its emitters packaged and its parsers read, every message a design checked against its edge's contract and every trace event a design's attribution examined. Money with the protocol's cost weights, each counter priced by its own."), t}}
+	if b := selectionNote(r); b != nil {
+		s.Blocks = append(s.Blocks, b)
+	}
+	return s
 }
 
 func pairedSection(rows []PairedRow) *section {

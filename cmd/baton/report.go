@@ -88,6 +88,7 @@ func rerender(dir string, man *experiment.Manifest) (*reports.Results, error) {
 	}
 	r.SetWall(man.WallMS)
 	r.SetModelUse(man.ModelUse)
+	r.SetSelection(man.Selection)
 	r.SetBaton(man.Baton)
 	reg, err := missions()
 	if err != nil {

@@ -1,0 +1,421 @@
+package experiment
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/baton-lab/baton/designs"
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/reports"
+)
+
+// selection decides which mutant items a sweep executes (protocol key
+// selection: coverage). A mutated run is its clean twin until one of the
+// mutant's seams acts; so while each clean unit executes, a probe
+// ([mission.Probe]) asks every candidate mutant's seams each seam call the
+// unit makes, and records the mutants that could have changed one. The
+// items of a mutant unit whose twin no seam of the mutant reached are not
+// executed: their rows are the twin's, with the build replaced, and
+// outcomes.from_twin marks them in runs.db. Replay executes any of them.
+//
+// Why that is exact, and what else could differ: a build reaches a run
+// only through its seams ([mission.Build] holds nothing else, and the
+// engine reads nothing else of it; a mission not made by mission.New is
+// never selected on, see [mission.SeamsOnly]), and a run is a
+// deterministic function of the scenario, the seed, the environment, the
+// inputs and what its seam calls return (model answers are cached per
+// request, so the same request gets the same answer). What a build
+// changes outside its seams is not probed, so such a build is always
+// executed: a build whose team re-recorded its goldens
+// (BuildSpec.Rebaseline), which design A.wire and the golden designs
+// score against; and the clean build itself. Slips and faults belong to
+// the environment, the same for every build. The oracle of a taken item
+// records nothing: no seam reached, and slips, faults and redeliveries are
+// the twin's. A taken item whose trace bytes the run would keep (a sampled
+// item) is executed, since the twin's bytes are not held; a flagged one
+// takes the twin's trace hash.
+type selection struct {
+	pl       *plan
+	eligible []bool // per build: may be taken from its twin
+	cands    []int  // the eligible builds, in the probe's candidate order
+	twins    []twin // per clean unit
+}
+
+// twin is what a mutant unit needs of its clean twin: its rows and its
+// coverage, known once ready is closed. The rows are kept as gzipped
+// JSON (some 1 KB a unit, against 5 KB as rows): every clean unit's are
+// held until the sweep ends, and the collector's target multiplies what
+// stays live.
+type twin struct {
+	ready  chan struct{}
+	ok     bool   // probed and complete: rows and covers hold
+	covers []bool // per build
+	rows   []byte // the []twinItem of the unit's slots, JSON, gzipped
+}
+
+// twinItem is what a taken row copies from its twin's.
+type twinItem struct {
+	Item     reports.Item      `json:"item"`
+	Findings []designs.Finding `json:"findings,omitempty"`
+	TraceSHA string            `json:"trace_sha256,omitempty"`
+	TraceLen int               `json:"trace_len,omitempty"`
+}
+
+// packTwin encodes a clean unit's rows, one per slot, with m's compressor.
+func packTwin(m *unitMemo, rows []row) ([]byte, error) {
+	items := make([]twinItem, len(rows))
+	for i, r := range rows {
+		items[i] = twinItem{Item: r.item, Findings: r.findings, TraceSHA: r.traceSHA, TraceLen: r.traceLen}
+	}
+	b, err := json.Marshal(items)
+	if err != nil {
+		return nil, fmt.Errorf("keep clean twin: %w", err)
+	}
+	gz, err := m.gzip(b)
+	if err != nil {
+		return nil, fmt.Errorf("keep clean twin: %w", err)
+	}
+	return bytes.Clone(gz), nil // the compressor's buffer is a quarter of b
+}
+
+// unpackTwin decodes what packTwin encoded, with m's decompressor.
+func unpackTwin(m *unitMemo, data []byte) ([]twinItem, error) {
+	var err error
+	if m.zr == nil {
+		m.zr, err = gzip.NewReader(bytes.NewReader(data))
+	} else {
+		err = m.zr.Reset(bytes.NewReader(data))
+	}
+	if err != nil {
+		return nil, err
+	}
+	m.unzipped.Reset()
+	if _, err := io.Copy(&m.unzipped, m.zr); err != nil {
+		return nil, err
+	}
+	var items []twinItem
+	if err := json.Unmarshal(m.unzipped.Bytes(), &items); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+// selectionOf is the selection a sweep applies, and why it is off when
+// the protocol asks for coverage.
+func selectionOf(pl *plan, opt Options) (Selection, string) {
+	switch {
+	case pl.proto.SelectionMode() == SelectOff:
+		return SelectOff, ""
+	case opt.noSelection:
+		return SelectOff, "every unit executed on request"
+	case !mission.SeamsOnly(pl.mission):
+		return SelectOff, "the mission is not made by mission.New, so no probe of its seams sees all a build changes"
+	case opt.Remote != nil && pl.cores != nil && len(pl.cores.agents) > 0:
+		// The coordinator's model cores answer from the cache alone
+		// (remotemodels.go): it cannot execute the clean units to probe.
+		return SelectOff, "a distributed run with model cores hands every unit out: the coordinator asks no endpoint, so it executes no clean unit to probe"
+	}
+	return SelectCoverage, ""
+}
+
+// newSelection returns the sweep's coverage selection, nil when no build
+// could be taken from its twin. done is what the store held when the
+// session started: a clean unit stored with its coverage is ready, one
+// stored in part is never probed (its mutant units execute).
+func newSelection(pl *plan, s *store, done bitset) (*selection, error) {
+	sel := &selection{pl: pl, eligible: make([]bool, len(pl.builds))}
+	for i, b := range pl.builds {
+		if i > 0 && b.Rebaseline == "" {
+			sel.eligible[i] = true
+			sel.cands = append(sel.cands, i)
+		}
+	}
+	if len(sel.cands) == 0 {
+		return nil, nil
+	}
+	n := len(pl.scenarios) * pl.trials
+	sel.twins = make([]twin, n)
+	stored := false
+	for i := range sel.twins {
+		tw := &sel.twins[i]
+		tw.ready = make(chan struct{})
+		switch k := storedSlots(pl, done, i); {
+		case k == pl.slots():
+			stored = true
+		case k > 0:
+			close(tw.ready) // stored in part: never probed
+		}
+	}
+	if stored {
+		if err := sel.readTwins(s, done); err != nil {
+			return nil, fmt.Errorf("read clean twins: %w", err)
+		}
+	}
+	return sel, nil
+}
+
+// storedSlots counts the stored items of unit u.
+func storedSlots(pl *plan, done bitset, u int) int {
+	k := 0
+	for slot := range pl.slots() {
+		if done.has(itemIndex(pl, u, slot)) {
+			k++
+		}
+	}
+	return k
+}
+
+// readTwins readies the clean units the store holds whole: with their
+// coverage when it was recorded, else as never probed.
+func (sel *selection) readTwins(s *store, done bitset) error {
+	pl := sel.pl
+	covered := map[int][]int{}
+	err := eachRow(s.db, "SELECT unit, builds, checksum FROM coverage", func(scan func(...any) error) error {
+		var (
+			unit, sum int64
+			builds    string
+		)
+		if err := scan(&unit, &builds, &sum); err != nil {
+			return err
+		}
+		if coverageChecksum(unit, []byte(builds)) != sum {
+			return damaged("coverage row %d does not match its checksum", unit)
+		}
+		var bs []int
+		if err := json.Unmarshal([]byte(builds), &bs); err != nil {
+			return damaged("coverage row %d: %v", unit, err)
+		}
+		covered[int(unit)] = bs
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	nm, err := s.checked()
+	if err != nil {
+		return err
+	}
+	rows := map[int][]row{}
+	var m unitMemo
+	err = s.scan(nm, "o.ord < ?", []any{int64(len(sel.twins) * pl.slots())}, func(it *storedItem) error {
+		if _, ok := covered[it.unit]; ok {
+			rows[it.unit] = append(rows[it.unit], storedRow(it))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i := range sel.twins {
+		tw := &sel.twins[i]
+		if storedSlots(pl, done, i) != pl.slots() {
+			continue
+		}
+		if bs, ok := covered[i]; ok && len(rows[i]) == pl.slots() {
+			if tw.rows, err = packTwin(&m, rows[i]); err != nil {
+				return err
+			}
+			tw.ok, tw.covers = true, make([]bool, len(pl.builds))
+			for _, b := range bs {
+				if b >= 0 && b < len(tw.covers) {
+					tw.covers[b] = true
+				}
+			}
+		}
+		close(tw.ready)
+	}
+	return nil
+}
+
+// storedRow is a stored item as a twin's row.
+func storedRow(it *storedItem) row {
+	return row{ord: it.ord, item: it.item, findings: append([]designs.Finding(nil), it.findings...),
+		traceSHA: it.traceSHA, traceLen: it.traceSize}
+}
+
+// newProbe returns a probe of the candidate mutants for one worker: each
+// switched on with an oracle of the probe's own.
+func (sel *selection) newProbe() *mission.Probe {
+	builds := make([]mission.Build, len(sel.cands))
+	for i, b := range sel.cands {
+		builds[i] = sel.pl.builds[b].Switch(&mission.Oracle{})
+	}
+	return mission.NewProbe(builds)
+}
+
+// probing returns p, reset, when clean unit u is to be probed (no item of
+// it was stored before), else nil.
+func (sel *selection) probing(u unit, p *mission.Probe, done bitset) *mission.Probe {
+	if u.build != 0 || storedSlots(sel.pl, done, u.index) > 0 {
+		return nil
+	}
+	p.Reset()
+	return p
+}
+
+// finish readies clean unit u's twin from the rows its session evaluated
+// (one per slot when complete) and, when p probed it, marks the first row
+// with the coverage to store.
+func (sel *selection) finish(u unit, rows []row, p *mission.Probe, m *unitMemo) error {
+	tw := &sel.twins[u.index]
+	select {
+	case <-tw.ready:
+		return nil // stored before: readied when the session started
+	default:
+	}
+	defer close(tw.ready)
+	if p == nil || len(rows) != sel.pl.slots() {
+		return nil
+	}
+	data, err := packTwin(m, rows)
+	if err != nil {
+		return err
+	}
+	tw.covers = make([]bool, len(sel.pl.builds))
+	cov := []int{}
+	for i, b := range sel.cands {
+		if p.Covers(i) {
+			tw.covers[b] = true
+			cov = append(cov, b)
+		}
+	}
+	rows[0].probed, rows[0].coverage = true, cov
+	tw.rows, tw.ok = data, true
+	return nil
+}
+
+// take returns the rows of mutant unit u taken from its clean twin,
+// sealed, one per slot; a slot to execute has none (ok false). It takes
+// nothing when its build is not eligible, an item of u is stored already,
+// the twin was not probed or a seam of the build could act in it; of the
+// rest it takes every item but those whose trace bytes the run keeps (a
+// sampled item: the twin's bytes are not held). It waits for the twin.
+func (sel *selection) take(ctx context.Context, u unit, done bitset, sample float64, flagged bool, m *unitMemo, scratch *[]byte) ([]takenRow, error) {
+	pl := sel.pl
+	if !sel.eligible[u.build] || storedSlots(pl, done, u.index) > 0 {
+		return nil, nil
+	}
+	tw := &sel.twins[u.index%len(sel.twins)]
+	select {
+	case <-tw.ready:
+	case <-ctx.Done():
+		return nil, nil
+	}
+	if !tw.ok || tw.covers[u.build] {
+		return nil, nil
+	}
+	items, err := unpackTwin(m, tw.rows)
+	if err != nil {
+		return nil, fmt.Errorf("clean twin of %s: %w", pl.unitKey(u), err)
+	}
+	b, sc := pl.builds[u.build].Info, pl.scenarios[u.scenario]
+	out := make([]takenRow, len(items))
+	for slot, t := range items {
+		r := row{ord: itemIndex(pl, u.index, slot), item: t.Item, findings: t.Findings, fromTwin: true}
+		r.item.Build, r.item.Class, r.item.Location = b.ID, b.Class, b.Location
+		r.id = ItemID(b.ID, r.item.Design, sc.ID, u.trial)
+		o := outcome{row: r}
+		switch o.keepTrace(pl.seed, sample, flagged) {
+		case keepBytes:
+			continue
+		case keepHash:
+			if t.TraceSHA == "" {
+				continue
+			}
+			r.traceSHA, r.traceLen = t.TraceSHA, t.TraceLen
+		}
+		r.seal(u, scratch)
+		out[slot] = takenRow{r, true}
+	}
+	return out, nil
+}
+
+// takenRow is a slot's row taken from the twin, when ok.
+type takenRow struct {
+	row row
+	ok  bool
+}
+
+// selectionUse fills sel's counts from the stored items.
+func (s *store) selectionUse(sel *reports.Selection) error {
+	q := `SELECT count(*), coalesce(sum(from_twin), 0), coalesce(sum(CASE WHEN from_twin = 1 THEN model_calls END), 0),
+		coalesce(sum(CASE WHEN from_twin = 1 THEN tokens END), 0),
+		(SELECT count(*) FROM units), (SELECT count(*) FROM (SELECT ord / ? AS u FROM outcomes GROUP BY u HAVING min(from_twin) = 0))
+		FROM outcomes`
+	err := s.db.QueryRow(q, s.slots).Scan(&sel.Items, &sel.ItemsTaken, &sel.ModelCallsAvoided, &sel.TokensAvoided, &sel.Units, &sel.UnitsExecuted)
+	if err != nil {
+		return fmt.Errorf("count the items taken from clean twins: %w", err)
+	}
+	return nil
+}
+
+// remoteSelect is coverage selection for a distributed sweep: the
+// coordinator executes the clean units itself, probing them, then stores
+// the mutant units taken whole from their twins, and marks both done in
+// ses.done, so that only the units left are handed out. It returns the
+// items stored before the hand-out.
+func remoteSelect(ctx context.Context, ses *session, lv *live, sample float64, opt Options) (int, error) {
+	pl, s, done := ses.pl, ses.s, ses.done
+	sel, err := newSelection(pl, s, done)
+	if err != nil || sel == nil {
+		return ses.skipped, err
+	}
+	clean := len(sel.twins) * pl.slots()
+	if err := sweepUnits(ctx, pl, s, done, ses.skipped, ses.man.Workers, sample, lv, opt, sel, len(sel.twins)); err != nil {
+		return 0, err
+	}
+	skipped := ses.skipped
+	for i := range clean {
+		if !done.has(i) {
+			done.set(i)
+			skipped++
+		}
+	}
+	var progress func(int)
+	if opt.Progress != nil {
+		from := skipped
+		progress = func(n int) { opt.Progress(from+n, pl.total()) }
+	}
+	var observe func([]row) error
+	if lv != nil {
+		observe = lv.observe
+	}
+	w := s.startWriter(opt.Batch, progress, observe)
+	var (
+		rows    []row
+		scratch []byte
+		memo    unitMemo
+	)
+	for i := len(sel.twins); i < pl.units() && ctx.Err() == nil; i++ {
+		u := pl.unitAt(i)
+		taken, err := sel.take(ctx, u, done, sample, !opt.SampleTracesOnly, &memo, &scratch)
+		if err != nil {
+			w.close()
+			return 0, err
+		}
+		if taken == nil || slices.ContainsFunc(taken, func(t takenRow) bool { return !t.ok }) {
+			continue // handed out whole
+		}
+		for slot, t := range taken {
+			rows = append(rows, t.row)
+			done.set(itemIndex(pl, i, slot))
+			skipped++
+		}
+		if len(rows) >= sendRows {
+			w.send(rows)
+			rows = nil
+		}
+	}
+	if len(rows) > 0 {
+		w.send(rows)
+	}
+	if err := w.close(); err != nil {
+		return 0, err
+	}
+	return skipped, ctx.Err()
+}

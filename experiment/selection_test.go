@@ -1,0 +1,240 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rs/zerolog"
+
+	"github.com/baton-lab/baton/mission"
+	"github.com/baton-lab/baton/mission/invoice"
+	"github.com/baton-lab/baton/mission/triage"
+)
+
+// takenCount is how many items of a run were taken from their twin.
+func takenCount(tb testing.TB, runDir string) int {
+	tb.Helper()
+	rows := queryRows(tb, runDir, "SELECT count(*) FROM items WHERE from_twin = 1")
+	n, err := strconv.Atoi(rows[0])
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return n
+}
+
+// TestSelectionMatchesFullExecution runs protocols with coverage-based
+// selection and with every unit executed: results.json, the kept traces
+// and every stored field but wall time and from_twin are the same.
+func TestSelectionMatchesFullExecution(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the default protocols twice")
+	}
+	reg, err := mission.NewRegistry(invoice.New(), triage.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := NewStack(reg)
+	for _, tc := range []struct {
+		name, protocol string
+		want           string // a string results.json must hold, so the case tests what it names
+	}{
+		{"invoice default", "name: sel\ntrials: 2\n", `"benign"`},
+		{"triage default", "name: sel\nmission:\n  name: triage\ntrials: 2\n", `"killed"`},
+		{"generated space", "name: sel\ntrials: 2\nscenarios:\n  ids: [S01, S07, S14, S25, S33, S49]\nmutants:\n  space: both\n  per_class: 6\n  seed: 4\n", `"no_coverage"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sum, on, err := runProtocol(t, st, tc.protocol, Options{Workers: 2})
+			finished(t, err)
+			_, off, err := runProtocol(t, st, tc.protocol, Options{Workers: 2, noSelection: true})
+			finished(t, err)
+			res := readFile(t, filepath.Join(on, ResultsFile))
+			if !bytes.Equal(res, readFile(t, filepath.Join(off, ResultsFile))) {
+				t.Error("results.json differs with selection on and off")
+			}
+			if !bytes.Contains(res, []byte(tc.want)) {
+				t.Errorf("results.json holds no %s", tc.want)
+			}
+			if d := cmp.Diff(storedRows(t, off), storedRows(t, on)); d != "" {
+				t.Errorf("stored rows differ (-off +on):\n%s", d)
+			}
+			if d := cmp.Diff(traceFiles(t, off), traceFiles(t, on)); d != "" {
+				t.Errorf("kept traces differ (-off +on):\n%s", d)
+			}
+			taken := takenCount(t, on)
+			if taken == 0 || takenCount(t, off) != 0 {
+				t.Errorf("items taken from the twin: %d with selection, %d without; want some, none", taken, takenCount(t, off))
+			}
+			sel := sum.Manifest.Selection
+			if sel == nil || sel.Mode != "coverage" || sel.ItemsTaken != taken || sel.Items != sum.Items || sel.UnitsExecuted >= sel.Units {
+				t.Errorf("manifest selection = %+v; want coverage, %d of %d items taken", sel, taken, sum.Items)
+			}
+		})
+	}
+}
+
+// TestSelectionReplaysTaken replays every item a run took from its clean
+// twin: executed, each matches its stored row, findings and trace hash.
+func TestSelectionReplaysTaken(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays every taken item")
+	}
+	st := realStack(t)
+	_, dir, err := runProtocol(t, st, smallProtocol, Options{Workers: 2})
+	finished(t, err)
+	ids := queryRows(t, dir, "SELECT id FROM items WHERE from_twin = 1 ORDER BY id")
+	if len(ids) == 0 {
+		t.Fatal("the run took no item from a twin")
+	}
+	for _, q := range ids {
+		id, err := strconv.Unquote(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := st.Replay(dir, id)
+		if err != nil {
+			t.Errorf("replay %s: %v", id, err)
+			continue
+		}
+		if strings.HasPrefix(id, "clean/") || res.Stored == nil {
+			t.Errorf("replay %s: a clean item taken, or nothing stored", id)
+		}
+	}
+}
+
+// TestSelectionOffKey runs a protocol with selection: off: every item is
+// executed, and the manifest says so.
+func TestSelectionOffKey(t *testing.T) {
+	sum, dir, err := runProtocol(t, realStack(t), smallProtocol+"selection: off\n", Options{Workers: 2})
+	finished(t, err)
+	if n := takenCount(t, dir); n != 0 {
+		t.Errorf("selection: off took %d items from their twins", n)
+	}
+	if sel := sum.Manifest.Selection; sel == nil || sel.Mode != "off" || sel.UnitsExecuted != sel.Units {
+		t.Errorf("manifest selection = %+v, want off with every unit executed", sel)
+	}
+}
+
+// TestSelectionResume interrupts a run once its clean units are done and
+// resumes it: the resumed session takes its mutant units' rows from the
+// stored twins and their stored coverage, as the uninterrupted run does.
+func TestSelectionResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the small protocol twice")
+	}
+	st := realStack(t)
+	_, full, err := runProtocol(t, st, smallProtocol, Options{Workers: 2})
+	finished(t, err)
+
+	dir := t.TempDir()
+	pf := filepath.Join(dir, "p.yaml")
+	writeFile(t, pf, smallProtocol)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The clean build is 8 units of 3 design items; cancel well after.
+	opt := Options{ProtocolPath: pf, RunDir: filepath.Join(dir, "run"), Workers: 2, Batch: 10,
+		Stack: interrupting(st, 40, cancel), Logger: zerolog.Nop()}
+	if _, err := Run(ctx, opt); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted Run = %v, want context.Canceled", err)
+	}
+	if got := queryRows(t, opt.RunDir, "SELECT count(*) FROM coverage"); got[0] != "8" {
+		t.Fatalf("coverage rows after the interrupt = %s, want 8", got[0])
+	}
+	opt.Resume, opt.Stack = true, st
+	if _, err := Run(context.Background(), opt); err != nil {
+		finished(t, err)
+	}
+	if !bytes.Equal(readFile(t, filepath.Join(full, ResultsFile)), readFile(t, filepath.Join(opt.RunDir, ResultsFile))) {
+		t.Error("results.json of the resumed run differs")
+	}
+	want, got := takenCount(t, full), takenCount(t, opt.RunDir)
+	if want == 0 || got != want {
+		t.Errorf("items taken from the twin: resumed %d, uninterrupted %d", got, want)
+	}
+}
+
+// TestSelectionRemote runs the small protocol through workers in this
+// process: the coordinator executes the clean units and hands out only the
+// mutant units that cannot be taken from their twins, with the local
+// run's results.
+func TestSelectionRemote(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the small protocol twice")
+	}
+	st := realStack(t)
+	sum, local, err := runProtocol(t, st, smallProtocol, Options{Workers: 2})
+	finished(t, err)
+	remote := &loopRemote{st: st, workers: 2, dir: t.TempDir()}
+	rsum, dir, err := runProtocol(t, st, smallProtocol, Options{Remote: remote})
+	finished(t, err)
+	if !bytes.Equal(readFile(t, filepath.Join(local, ResultsFile)), readFile(t, filepath.Join(dir, ResultsFile))) {
+		t.Error("results.json differs between the local and the remote sweep")
+	}
+	if d := cmp.Diff(storedRows(t, local), storedRows(t, dir)); d != "" {
+		t.Errorf("stored rows differ (-local +remote):\n%s", d)
+	}
+	cleanItems := sum.Items / 4 // the clean build and three mutants
+	taken := takenCount(t, dir)
+	if taken == 0 || remote.stored != sum.Items-cleanItems-taken {
+		t.Errorf("workers stored %d items, %d were taken; want the %d items neither clean nor taken", remote.stored, taken, sum.Items-cleanItems-taken)
+	}
+	if sel := rsum.Manifest.Selection; sel == nil || sel.Mode != "coverage" || sel.ItemsTaken != taken {
+		t.Errorf("manifest selection = %+v, want coverage with %d items taken", sel, taken)
+	}
+}
+
+func TestSeamsOnly(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		m    mission.Mission
+		want bool
+	}{
+		{"invoice, a wrapper that unwraps", invoice.New(), true},
+		{"triage", triage.New(), true},
+		{"a fake: runs depend on scenario and seed only", fakeMission{}, false},
+		{"a wrapper that does not unwrap", struct{ mission.Mission }{invoice.New()}, false},
+	} {
+		if got := mission.SeamsOnly(tc.m); got != tc.want {
+			t.Errorf("%s: SeamsOnly = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestSelectionModelCores runs the small protocol with every core a model
+// (the scripted player over HTTP), with selection and without: the same
+// results.json, and the calls selection avoided are the calls the run
+// without it made more.
+func TestSelectionModelCores(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs model cores over HTTP twice")
+	}
+	if raceEnabled {
+		t.Skip("too many model calls for the race detector")
+	}
+	st := realStack(t)
+	ts := missionEndpoint(t, invoice.New())
+	proto := modelCores(smallProtocol, ts.URL, "invoice-policy")
+	sum, on, err := runProtocol(t, st, proto, Options{Workers: 2})
+	finished(t, err)
+	_, off, err := runProtocol(t, st, proto, Options{Workers: 2, noSelection: true})
+	finished(t, err)
+	if !bytes.Equal(readFile(t, filepath.Join(on, ResultsFile)), readFile(t, filepath.Join(off, ResultsFile))) {
+		t.Error("results.json differs with selection on and off")
+	}
+	calls := func(dir string) int64 {
+		n := int64(0)
+		for _, u := range modelUse(t, dir) {
+			n += u.Made + u.Served
+		}
+		return n
+	}
+	avoided := sum.Manifest.Selection.ModelCallsAvoided
+	if avoided == 0 || calls(off)-calls(on) != avoided {
+		t.Errorf("calls made or served: %d with selection, %d without; selection says it avoided %d", calls(on), calls(off), avoided)
+	}
+}
