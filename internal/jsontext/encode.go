@@ -34,14 +34,18 @@ type Encoder struct {
 // (fewer keys than this), and orderWays the shapes per number of keys.
 const (
 	rememberedKeys = 16
-	orderWays      = 2
+	orderWays      = 4
 )
 
 // keyOrder is one remembered key set, sorted, with each key as written.
 type keyOrder struct {
-	keys   []string
-	quoted string                 // every key as written, each followed by ':'
-	ends   [rememberedKeys]uint16 // where each key's part of quoted ends
+	n      int
+	keys   [rememberedKeys - 1]string
+	ends   [rememberedKeys - 1]uint16 // where each key's part of quoted ends
+	quoted []byte                     // every key as written, each followed by ':'
+	// busy counts the objects being written in this order: an order is
+	// reused for another key set only when no object is.
+	busy int
 }
 
 // Appender is a value that writes its own JSON through an [Encoder],
@@ -207,17 +211,15 @@ func (e *Encoder) knownObject(b []byte, m map[string]any) (_ []byte, ok bool) {
 	ways := &e.orders[len(m)]
 	var vals [rememberedKeys]any
 	for w, o := range ways {
-		if o == nil || !lookUp(m, o.keys, &vals) {
+		if o == nil || o.n != len(m) || !lookUp(m, o.keys[:o.n], &vals) {
 			continue
 		}
-		if w > 0 {
-			ways[0], ways[w] = o, ways[0] // most recently used first
-		}
-		// o stays valid while the values are written: remember replaces
-		// orders, it never changes one.
+		copy(ways[1:w+1], ways[:w]) // most recently used first
+		ways[0] = o
+		o.busy++
 		b = append(b, '{')
 		from := uint16(0)
-		for i, to := range o.ends[:len(o.keys)] {
+		for i, to := range o.ends[:o.n] {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -226,6 +228,7 @@ func (e *Encoder) knownObject(b []byte, m map[string]any) (_ []byte, ok bool) {
 			b = e.Value(b, vals[i])
 			vals[i] = nil
 		}
+		o.busy--
 		return append(b, '}'), true
 	}
 	return b, false
@@ -246,21 +249,25 @@ func lookUp(m map[string]any, keys []string, vals *[rememberedKeys]any) bool {
 }
 
 // remember records the sorted key set of the object whose entries are
-// e.keys[start:], in order, as the most recent of its size.
+// e.keys[start:], in order, as the most recent of its size, in the place
+// of the least recent.
 func (e *Encoder) remember(start int, order []uint8) {
-	o := &keyOrder{keys: make([]string, len(order))}
-	var q []byte
+	ways := &e.orders[len(order)]
+	o := ways[len(ways)-1]
+	if o == nil || o.busy > 0 {
+		o = new(keyOrder)
+	}
+	o.n, o.quoted = len(order), o.quoted[:0]
 	for i, j := range order {
 		k := e.keys[start+int(j)].key
 		o.keys[i] = k
-		q = append(AppendString(q, k, false), ':')
-		if len(q) > math.MaxUint16 {
-			return // keys too long to remember
+		o.quoted = append(AppendString(o.quoted, k, false), ':')
+		if len(o.quoted) > math.MaxUint16 {
+			o.n = 0 // keys too long to remember
+			return
 		}
-		o.ends[i] = uint16(len(q))
+		o.ends[i] = uint16(len(o.quoted))
 	}
-	o.quoted = string(q)
-	ways := &e.orders[len(order)]
 	copy(ways[1:], ways[:len(ways)-1])
 	ways[0] = o
 }

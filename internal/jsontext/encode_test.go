@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -64,6 +65,9 @@ func TestObjectRememberedShapes(t *testing.T) {
 		{"x": "\u00e9\"", "b": 2, "a": 1},
 		{"a": 1, "c": 3, "b": map[string]any{"b": 2, "a": 1, "d": 4}},
 		{"c": 3, "b": 2},
+		{"b": 2, "c": 3, "d": 4},
+		{"b": 2, "c": 3, "e": 5},
+		{"b": 2, "c": 3, "f": 6},
 	}
 	var e Encoder
 	for round := range 3 {
@@ -72,6 +76,20 @@ func TestObjectRememberedShapes(t *testing.T) {
 			if got, want := string(e.Encode(m)), stdMarshal(t, m); got != want {
 				t.Errorf("round %d: got %s, want %s", round, got, want)
 			}
+		}
+	}
+	// More shapes of one size than an Encoder remembers, one with keys
+	// too long to remember among them.
+	var seq []map[string]any
+	for i := range orderWays + 2 {
+		seq = append(seq, map[string]any{"a": i, strconv.Itoa(i): i})
+		if i == orderWays {
+			seq = append(seq, map[string]any{strings.Repeat("k", 1<<16): 1, "b": 2})
+		}
+	}
+	for _, m := range append(seq, seq...) {
+		if got, want := string(e.Encode(m)), stdMarshal(t, m); got != want {
+			t.Errorf("got %.40s, want %.40s", got, want)
 		}
 	}
 }
