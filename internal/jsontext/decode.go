@@ -16,11 +16,11 @@ import (
 // hand-off is parsed, and encoding/json's reflection dominated a run's
 // cost.
 func DecodeObject(data []byte, keys *Keys) (map[string]any, error) {
-	scratch := decodeScratch.Get().(*[]entry)
-	d := decoder{data: data, ents: (*scratch)[:0], keys: keys}
+	scratch := decodeScratch.Get().(*decodeState)
+	d := decoder{data: data, ents: scratch.ents[:0], keys: keys, seen: &scratch.seen}
 	defer func() {
 		clear(d.ents) // what an error left; objects read clear their own
-		*scratch = d.ents[:0]
+		scratch.ents = d.ents[:0]
 		decodeScratch.Put(scratch)
 	}()
 	d.space()
@@ -63,12 +63,39 @@ type decoder struct {
 	// an object's map is made at its final size once all are read.
 	ents []entry
 	keys *Keys
+	seen *seenKeys
 }
 
-// decodeScratch keeps the decoders' entry stacks between messages.
+// decodeState is what a decoder keeps between documents: its entry stack,
+// and the keys it allocated lately (outside any [Keys]), which the
+// documents of a sweep repeat: trace payloads, results, tool arguments.
+type decodeState struct {
+	ents []entry
+	seen seenKeys
+}
+
+// seenKeys holds strings of keys read before, by a hash of their bytes;
+// a newer key takes an older one's slot. Strings are immutable, so any
+// decode may share them.
+type seenKeys [256]string
+
+// intern returns b as a string, sharing the string of an equal key seen
+// before.
+func (s *seenKeys) intern(b []byte) string {
+	h := uint32(2166136261) // FNV-1a
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	slot := &s[h%uint32(len(s))]
+	if *slot != string(b) {
+		*slot = string(b)
+	}
+	return *slot
+}
+
+// decodeScratch keeps the decoders' state between messages.
 var decodeScratch = sync.Pool{New: func() any {
-	s := make([]entry, 0, 64)
-	return &s
+	return &decodeState{ents: make([]entry, 0, 64)}
 }}
 
 const maxJSONDepth = 10000
@@ -213,11 +240,12 @@ func (d *decoder) key() (string, error) {
 	for i := start; i < len(d.data); i++ {
 		c := d.data[i]
 		if c == '"' {
-			if k, ok := d.keys.lookup(d.data[start:i]); ok {
-				d.pos = i + 1
-				return k, nil
+			k, ok := d.keys.lookup(d.data[start:i])
+			if !ok { // plain ASCII: what the loop let through
+				k = d.seen.intern(d.data[start:i])
 			}
-			break
+			d.pos = i + 1
+			return k, nil
 		}
 		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
 			break

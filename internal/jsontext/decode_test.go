@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -152,5 +153,50 @@ func TestClone(t *testing.T) {
 	}
 	if CloneObject(nil) != nil {
 		t.Error("CloneObject(nil) != nil")
+	}
+}
+
+// Keys a decoder has seen before are shared, never confused: documents
+// with more distinct keys than it remembers, read twice, decode as
+// encoding/json decodes them.
+func TestDecodeSeenKeys(t *testing.T) {
+	var docs [][]byte
+	for d := range 3 {
+		m := map[string]any{}
+		for i := range 600 {
+			m[string(rune('a'+d))+strconv.Itoa(i*7%601)] = float64(i)
+		}
+		b, err := json.Marshal(map[string]any{"outer": m, "list": []any{m, map[string]any{"a0": "x"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, b)
+	}
+	for round := range 2 {
+		for i, doc := range docs {
+			var want map[string]any
+			if err := json.Unmarshal(doc, &want); err != nil {
+				t.Fatal(err)
+			}
+			got, err := DecodeObject(doc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("round %d, document %d (-want +got):\n%s", round, i, diff)
+			}
+		}
+	}
+}
+
+func BenchmarkDecodeObject(b *testing.B) {
+	doc := []byte(`{"edge":"intake->match","escalation":"none","escalation_ref":"","id":"m-inv-1-intake->match-1",` +
+		`"idempotency_key":"inv-1:invoice","item":"inv-1","kind":"invoice","next_owner":["match"],"payload":{"currency":"EUR",` +
+		`"due_date":"2026-02-01","email_id":"e-1","gross":119,"invoice_date":"2026-01-02","invoice_number":"INV-1",` +
+		`"lines":[{"qty":2,"sku":"a"}],"net":100,"tax":19},"schema_version":"1"}`)
+	for b.Loop() {
+		if _, err := DecodeObject(doc, nil); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
