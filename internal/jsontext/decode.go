@@ -67,19 +67,28 @@ type decoder struct {
 }
 
 // decodeState is what a decoder keeps between documents: its entry stack,
-// and the keys it allocated lately (outside any [Keys]), which the
-// documents of a sweep repeat: trace payloads, results, tool arguments.
+// and the keys (outside any [Keys]) and short string values it allocated
+// lately, which the documents of a sweep repeat: trace payloads, results,
+// tool arguments.
 type decodeState struct {
 	ents []entry
 	seen seenKeys
 }
 
-// seenKeys holds strings of keys read before, by a hash of their bytes;
-// a newer key takes an older one's slot. Strings are immutable, so any
-// decode may share them.
-type seenKeys [256]string
+// maxSeenKey and maxSeenValue are the longest key and string value a
+// decoder shares with earlier ones: short values (states, codes, dates,
+// ids) recur, and a pooled decoder keeps no long strings alive.
+const (
+	maxSeenKey   = 64
+	maxSeenValue = 24
+)
 
-// intern returns b as a string, sharing the string of an equal key seen
+// seenKeys holds strings of keys (and short values) read before, by a
+// hash of their bytes; a newer string takes an older one's slot. Strings
+// are immutable, so any decode may share them.
+type seenKeys [512]string
+
+// intern returns b as a string, sharing the string of an equal one seen
 // before.
 func (s *seenKeys) intern(b []byte) string {
 	h := uint32(2166136261) // FNV-1a
@@ -241,8 +250,12 @@ func (d *decoder) key() (string, error) {
 		c := d.data[i]
 		if c == '"' {
 			k, ok := d.keys.lookup(d.data[start:i])
-			if !ok { // plain ASCII: what the loop let through
+			switch {
+			case ok:
+			case i-start <= maxSeenKey: // plain ASCII: what the loop let through
 				k = d.seen.intern(d.data[start:i])
+			default:
+				k = string(d.data[start:i])
 			}
 			d.pos = i + 1
 			return k, nil
@@ -288,6 +301,9 @@ func (d *decoder) str() (string, error) {
 		if c == '"' {
 			if utf8.Valid(d.data[start:i]) {
 				d.pos = i + 1
+				if i-start <= maxSeenValue {
+					return d.seen.intern(d.data[start:i]), nil
+				}
 				return string(d.data[start:i]), nil
 			}
 			break

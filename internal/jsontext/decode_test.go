@@ -156,15 +156,19 @@ func TestClone(t *testing.T) {
 	}
 }
 
-// Keys a decoder has seen before are shared, never confused: documents
-// with more distinct keys than it remembers, read twice, decode as
-// encoding/json decodes them.
+// Keys and short strings a decoder has seen before are shared, never
+// confused: documents with more distinct ones than it remembers, read
+// twice, decode as encoding/json decodes them.
 func TestDecodeSeenKeys(t *testing.T) {
 	var docs [][]byte
 	for d := range 3 {
 		m := map[string]any{}
 		for i := range 600 {
-			m[string(rune('a'+d))+strconv.Itoa(i*7%601)] = float64(i)
+			var v any = float64(i)
+			if i%2 == 1 {
+				v = strconv.Itoa(i % 97) // short values recur too
+			}
+			m[string(rune('a'+d))+strconv.Itoa(i*7%601)] = v
 		}
 		b, err := json.Marshal(map[string]any{"outer": m, "list": []any{m, map[string]any{"a0": "x"}}})
 		if err != nil {
