@@ -2,6 +2,7 @@ package jsontext
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"sync"
 	"unicode/utf16"
@@ -17,7 +18,7 @@ import (
 // cost.
 func DecodeObject(data []byte, keys *Keys) (map[string]any, error) {
 	scratch := decodeScratch.Get().(*decodeState)
-	d := decoder{data: data, ents: scratch.ents[:0], keys: keys, seen: &scratch.seen}
+	d := decoder{data: data, ents: scratch.ents[:0], keys: keys, seen: &scratch.seen, nums: &scratch.nums}
 	defer func() {
 		clear(d.ents) // what an error left; objects read clear their own
 		scratch.ents = d.ents[:0]
@@ -64,6 +65,7 @@ type decoder struct {
 	ents []entry
 	keys *Keys
 	seen *seenKeys
+	nums *seenNumbers
 }
 
 // decodeState is what a decoder keeps between documents: its entry stack,
@@ -73,6 +75,22 @@ type decoder struct {
 type decodeState struct {
 	ents []entry
 	seen seenKeys
+	nums seenNumbers
+}
+
+// seenNumbers holds numbers read before, boxed, by a hash of their bits:
+// a boxed number is immutable, and amounts and counts recur.
+type seenNumbers [256]any
+
+// box returns f as a value, sharing the box of an equal number (bit for
+// bit) read before.
+func (s *seenNumbers) box(f float64) any {
+	bits := math.Float64bits(f)
+	slot := &s[(bits*0x9E3779B97F4A7C15)>>56]
+	if x, ok := (*slot).(float64); !ok || math.Float64bits(x) != bits {
+		*slot = f
+	}
+	return *slot
 }
 
 // maxSeenKey and maxSeenValue are the longest key and string value a
@@ -458,5 +476,5 @@ func (d *decoder) number() (any, error) {
 	if err != nil {
 		return nil, errors.New("json: cannot unmarshal number " + string(d.data[start:i]) + " into Go value of type float64")
 	}
-	return f, nil
+	return d.nums.box(f), nil
 }

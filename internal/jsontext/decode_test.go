@@ -193,6 +193,22 @@ func TestDecodeSeenKeys(t *testing.T) {
 	}
 }
 
+// Numbers a decoder has seen before are shared bit for bit: 0 is not -0.
+func TestDecodeSeenNumbers(t *testing.T) {
+	for range 2 {
+		m, err := DecodeObject([]byte(`{"z":0,"n":-0,"f":1.5,"g":-1.5}`), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if z, n := m["z"].(float64), m["n"].(float64); math.Signbit(z) || !math.Signbit(n) {
+			t.Errorf("0 decoded as %v (sign %v), -0 as %v (sign %v)", z, math.Signbit(z), n, math.Signbit(n))
+		}
+		if m["f"] != 1.5 || m["g"] != -1.5 {
+			t.Errorf("got %v, %v, want 1.5, -1.5", m["f"], m["g"])
+		}
+	}
+}
+
 func BenchmarkDecodeObject(b *testing.B) {
 	doc := []byte(`{"edge":"intake->match","escalation":"none","escalation_ref":"","id":"m-inv-1-intake->match-1",` +
 		`"idempotency_key":"inv-1:invoice","item":"inv-1","kind":"invoice","next_owner":["match"],"payload":{"currency":"EUR",` +
