@@ -43,6 +43,9 @@ type Protocol struct {
 	// ModelCache is a directory of model answers shared between runs,
 	// searched after the run folder's own model-cache/.
 	ModelCache string `json:"model_cache,omitempty"`
+	// Matched is how baton matched compares the multi-agent build with the
+	// single-agent build (matched.go).
+	Matched Matched `json:"matched,omitempty"`
 
 	// Source is the file the protocol was read from (the mission's
 	// Spec.Protocol.Name for its default); Dir is the folder relative paths

@@ -65,7 +65,8 @@ func checkProtocol(d *input.Decoder, p *Protocol, spec *mission.Spec) {
 	checkProfile(d, p.Profile, spec)
 	checkFaults(d, p.Faults, spec)
 	checkCostWeights(d, &p.CostWeights)
-	checkCores(d, p, spec) // protocol_cores.go
+	checkCores(d, p, spec)     // protocol_cores.go
+	checkMatched(d, p.Matched) // matched.go
 	t := p.Thresholds
 	for _, c := range []struct {
 		key string

@@ -92,7 +92,7 @@ func TestProtocolBadInput(t *testing.T) {
 	tests := []struct {
 		name, yaml, want string
 	}{
-		{"unknown top-level key", "name: x\nfoo: 1\n", "p.yaml:2:1: foo: unknown field (want one of name, mission, scenarios, mutants, contracts, designs, design_a_inputs, trials, seed, profile, faults, review_sample, cost_weights, thresholds, cores, model_cache)"},
+		{"unknown top-level key", "name: x\nfoo: 1\n", "p.yaml:2:1: foo: unknown field (want one of name, mission, scenarios, mutants, contracts, designs, design_a_inputs, trials, seed, profile, faults, review_sample, cost_weights, thresholds, cores, model_cache, matched)"},
 		{"unknown nested key", "mission:\n  name: invoice\n  flavour: x\n", "p.yaml:3:3: mission.flavour: unknown field (want one of name, version)"},
 		{"unknown threshold", "thresholds:\n  h4_min_gap: 0.1\n", "p.yaml:2:3: thresholds.h4_min_gap: unknown field (want one of h1_min_gap, h2_max_detection_gap, h2_min_localisation_gain, h2_max_cost_ratio, h3_min_gap, h1_design, h2_design, h2_baseline, h3_design, h3_baseline)"},
 		{"trials wrong type", "trials: many\n", `p.yaml:1:9: trials: want an integer, got string "many"`},
@@ -170,7 +170,7 @@ func TestProtocolManyErrors(t *testing.T) {
 		t.Fatal("want errors")
 	}
 	lines := strings.Split(err.Error(), "\n")
-	want := []string{"p.yaml:1:9: trials: 0: want at least 1", "p.yaml:2:1: foo: unknown field (want one of name, mission, scenarios, mutants, contracts, designs, design_a_inputs, trials, seed, profile, faults, review_sample, cost_weights, thresholds, cores, model_cache)", `p.yaml:3:11: designs[0]: design "Z": unknown design "Z" (known: A, B, C, D)`}
+	want := []string{"p.yaml:1:9: trials: 0: want at least 1", "p.yaml:2:1: foo: unknown field (want one of name, mission, scenarios, mutants, contracts, designs, design_a_inputs, trials, seed, profile, faults, review_sample, cost_weights, thresholds, cores, model_cache, matched)", `p.yaml:3:11: designs[0]: design "Z": unknown design "Z" (known: A, B, C, D)`}
 	if d := cmp.Diff(want, lines); d != "" {
 		t.Errorf("errors (-want +got):\n%s", d)
 	}

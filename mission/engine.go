@@ -107,6 +107,7 @@ type engine struct {
 	fixtures sync.Map // fixtureKey -> *sandbox.State
 	readings readingMemo
 	decoded  decodeMemo
+	solo     soloTools // single.go
 }
 
 var _ Mission = (*engine)(nil)
@@ -277,6 +278,9 @@ func (e *engine) LoadScenarios(paths ...string) ([]*Scenario, error) {
 // Run executes the whole mission for one scenario and seed in a fresh
 // sandbox, and records what fired into the build's oracle.
 func (e *engine) Run(ctx context.Context, b Build, sc *Scenario, seed uint64, env Env) (*Run, error) {
+	if env.Single != nil {
+		return e.runSingle(ctx, b, sc, seed, env) // single.go
+	}
 	r := e.newRunner(ctx, b.hooks(), sc, &sc.Initial, seed, env)
 	r.decoded = &e.decoded
 	r.runDay()

@@ -57,11 +57,13 @@ type Mission interface {
 // Env is the run environment a protocol sets: the model profile (slip
 // rates), the sandbox's fault rates and, per agent, the core that plays it
 // in place of the mission's own (a model for one agent, the policy for the
-// others).
+// others). Single, when set, runs the mission's single-agent build instead
+// of its agents (see [Single]).
 type Env struct {
 	Profile Profile
 	Faults  sandbox.FaultRates
 	Cores   map[Agent]Core
+	Single  *Single
 }
 
 // Slip is one kind of plausible model mistake a core can make.

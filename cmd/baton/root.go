@@ -147,6 +147,7 @@ pre-registered verdict on the protocol's hypotheses.
 		newWorkerCmd(g),
 		newMissionsCmd(g),
 		newReleaseCmd(g),
+		newMatchedCmd(g),
 		newReportCmd(g),
 		newReplayCmd(g),
 		newItemsCmd(g),
