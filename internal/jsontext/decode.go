@@ -64,17 +64,17 @@ type decoder struct {
 	// an object's map is made at its final size once all are read.
 	ents []entry
 	keys *Keys
-	seen *seenKeys
+	seen *seenStrings
 	nums *seenNumbers
 }
 
 // decodeState is what a decoder keeps between documents: its entry stack,
-// and the keys (outside any [Keys]) and short string values it allocated
-// lately, which the documents of a sweep repeat: trace payloads, results,
-// tool arguments.
+// and the keys (outside any [Keys]), short string values and numbers it
+// allocated lately, which the documents of a sweep repeat: trace
+// payloads, results, tool arguments.
 type decodeState struct {
 	ents []entry
-	seen seenKeys
+	seen seenStrings
 	nums seenNumbers
 }
 
@@ -101,14 +101,14 @@ const (
 	maxSeenValue = 24
 )
 
-// seenKeys holds strings of keys (and short values) read before, by a
+// seenStrings holds strings of keys (and short values) read before, by a
 // hash of their bytes; a newer string takes an older one's slot. Strings
 // are immutable, so any decode may share them.
-type seenKeys [512]string
+type seenStrings [512]string
 
 // intern returns b as a string, sharing the string of an equal one seen
 // before.
-func (s *seenKeys) intern(b []byte) string {
+func (s *seenStrings) intern(b []byte) string {
 	h := uint32(2166136261) // FNV-1a
 	for _, c := range b {
 		h = (h ^ uint32(c)) * 16777619
