@@ -201,3 +201,52 @@ func BenchmarkSweepGenerated(b *testing.B) {
 	b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(items), "cpu-ns/item")
 	b.ReportMetric(float64(items)/float64(b.N), "items/op")
 }
+
+// BenchmarkStoreItem measures reading one item back, checked, from a store
+// with 20,000 items and 30,000 distinct findings, as replay and the
+// report's example items do: the cost should not grow with the store's
+// dictionaries, of which an item uses a few rows.
+func BenchmarkStoreItem(b *testing.B) {
+	pl := benchPlan(250)
+	s, err := createStore(filepath.Join(b.TempDir(), StoreFile), pl)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.close()
+	w := s.startWriter(4000, nil, nil)
+	var scratch []byte
+	ids := make([]string, pl.total())
+	for i := range pl.total() {
+		u := pl.unitAt(i / pl.slots())
+		design := []string{"", "A", "B", "C"}[i%pl.slots()]
+		it := reports.Item{Build: pl.builds[0].Info.ID, Design: design, Scenario: pl.scenarios[u.scenario].ID, Trial: u.trial,
+			Seed: uint64(i), Flagged: design != "", Blame: []string{"intake->action"}, Cost: mission.Cost{ToolCalls: 20}}
+		r := row{ord: i, id: ItemID(it.Build, design, it.Scenario, it.Trial), item: it}
+		if design == "" {
+			it.TraceHash, it.EndHash = fmt.Sprintf("%064x", i), fmt.Sprintf("%064x", i%97)
+			r.item = it
+		} else {
+			r.findings = []designs.Finding{
+				{Rule: "trajectory.exact", Message: fmt.Sprintf("boundary E1: tool call %d differs from golden", i), Location: "boundary",
+					Evidence: designs.Evidence{Run: "core:boundary:E1", Seq: i, Item: "E1"}},
+			}
+			r.item.Findings = 1
+		}
+		ids[i] = r.id
+		r.seal(u, &scratch)
+		w.send([]row{r})
+	}
+	if err := w.close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		ord := (n * 7919) % len(ids)
+		it, err := s.item(ord, ids[ord])
+		if err != nil || it == nil {
+			b.Fatalf("item %d: %v %v", ord, it, err)
+		}
+		n++
+	}
+}

@@ -100,7 +100,8 @@
 //	scenarios(ord, id, category, tags, title)
 //	designs(ord, id, name)                 0 is the observation run, "obs"
 //	trials(scenario, trial, seed)          a trial's seed, the same for every build
-//	units(ord, build, scenario, trial, run_sha256, end_sha256, checksum)
+//	units(ord, build, scenario, trial, run_sha256, end_state, checksum)
+//	end_states(id, sha256, checksum)       distinct end-state hashes
 //	outcomes(ord, unit, design, flags, flagged, slipped, faulted, success,
 //	         blame, model_calls, tool_calls, tokens, environment_resets,
 //	         fixture_resets, emits, parses, contract_checks,

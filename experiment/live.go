@@ -95,13 +95,14 @@ func (a *aggregation) complete(total int) bool {
 // lines are copied from the spool, in plan order (outcomes.ord), into the
 // build's file.
 // Only their places are held in memory: the clean build alone keeps about
-// 100 MB of traces at 200 trials.
+// 100 MB of traces at 200 trials; which items' traces are in a file is a
+// bit per item.
 type liveTraces struct {
-	runDir   string
-	perBuild int
-	seen     map[string]int // items received per build not yet written
-	spools   map[string]*spool
-	written  map[string]bool // item ids whose trace is in a file
+	pl      *plan
+	runDir  string
+	seen    map[string]int // items received per build not yet written
+	spools  map[string]*spool
+	written bitset // by place in the plan: the item's trace is in a file
 }
 
 // spool is a build's kept lines in arrival order, in a temporary file.
@@ -115,14 +116,13 @@ type spool struct {
 // spooled is where one kept line is in its spool.
 type spooled struct {
 	ord int
-	id  string
 	off int64
 	n   int
 }
 
 func newLiveTraces(pl *plan, runDir string) liveTraces {
-	return liveTraces{runDir: runDir, perBuild: pl.perBuild(), seen: map[string]int{},
-		spools: map[string]*spool{}, written: map[string]bool{}}
+	return liveTraces{pl: pl, runDir: runDir, seen: map[string]int{},
+		spools: map[string]*spool{}, written: newBitset(pl.total())}
 }
 
 func (t *liveTraces) observe(rows []row) error {
@@ -134,7 +134,7 @@ func (t *liveTraces) observe(rows []row) error {
 				return err
 			}
 		}
-		if t.seen[b]++; t.seen[b] == t.perBuild {
+		if t.seen[b]++; t.seen[b] == t.pl.perBuild() {
 			if err := t.write(b); err != nil {
 				return err
 			}
@@ -160,7 +160,7 @@ func (t *liveTraces) spool(build string, r *row) error {
 	if _, err := sp.w.Write(r.traceLine); err != nil {
 		return fmt.Errorf("write traces of %s: %w", build, err)
 	}
-	sp.lines = append(sp.lines, spooled{r.ord, r.id, sp.size, len(r.traceLine)})
+	sp.lines = append(sp.lines, spooled{r.ord, sp.size, len(r.traceLine)})
 	sp.size += int64(len(r.traceLine))
 	return nil
 }
@@ -199,7 +199,7 @@ func (t *liveTraces) write(build string) error {
 		return err
 	}
 	for _, l := range sp.lines {
-		t.written[l.id] = true
+		t.written.set(l.ord)
 	}
 	return nil
 }
@@ -221,7 +221,13 @@ func (t *liveTraces) close() {
 // check reports an error when a build's items did not all arrive.
 func (t *liveTraces) check() error {
 	for b, n := range t.seen {
-		return fmt.Errorf("kept traces: build %s: %d of %d items arrived", b, n, t.perBuild)
+		return fmt.Errorf("kept traces: build %s: %d of %d items arrived", b, n, t.pl.perBuild())
 	}
 	return nil
+}
+
+// wrote reports whether item id's trace is in a file.
+func (t *liveTraces) wrote(id string) bool {
+	ord, err := t.pl.itemOrd(id)
+	return err == nil && t.written.has(ord)
 }

@@ -398,7 +398,7 @@ func (l *live) skip(build string, n int) error {
 		}
 	}
 	t := &l.traces
-	if t.seen[build] += n; t.seen[build] == t.perBuild {
+	if t.seen[build] += n; t.seen[build] == t.pl.perBuild() {
 		return t.write(build)
 	}
 	return nil

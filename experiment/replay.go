@@ -228,6 +228,16 @@ func (pl *plan) locate(itemID string) (bi, si, slot int, err error) {
 	return bi, si, slot, nil
 }
 
+// itemOrd is the place in the plan of item id (see [itemIndex]).
+func (pl *plan) itemOrd(id string) (int, error) {
+	bi, si, slot, err := pl.locate(id)
+	if err != nil {
+		return 0, err
+	}
+	_, _, _, trial, _ := ParseItemID(id)
+	return itemIndex(pl, pl.unitIndex(bi, si, trial), slot), nil
+}
+
 // ReportFindings hands r the findings, read (and checked) from the run
 // folder's runs.db, of the items whose kept traces report.html embeds
 // (r.TraceItems), which its trace viewer marks at their events. The run is
@@ -248,12 +258,11 @@ func ReportFindings(missions *mission.Registry, runDir string, r *reports.Result
 func setReportFindings(s *store, pl *plan, r *reports.Results) error {
 	out := make(map[string][]reports.Finding, len(r.TraceItems))
 	for _, id := range r.TraceItems {
-		bi, si, slot, err := pl.locate(id)
+		ord, err := pl.itemOrd(id)
 		if err != nil {
 			return fmt.Errorf("report findings: %w", err)
 		}
-		_, _, _, trial, _ := ParseItemID(id)
-		it, err := s.item(itemIndex(pl, pl.unitIndex(bi, si, trial), slot), id)
+		it, err := s.item(ord, id)
 		if err != nil {
 			return fmt.Errorf("report findings: %w", err)
 		}

@@ -17,7 +17,11 @@ import (
 	"github.com/baton-lab/baton/reports"
 )
 
-// StoreSchema identifies the layout of runs.db. v6 adds the tokens the
+// StoreSchema identifies the layout of runs.db. v7 keeps each distinct
+// end-state hash once (the end_states dictionary; units name theirs by
+// id: a default run's 30,720 units left 691 end states) and drops the
+// unique indexes of the blame and finding dictionaries, which only the
+// writer, with its own maps, needed. v6 adds the tokens the
 // models read and wrote (tokens_in, tokens_out). v5 splits the sandbox
 // resets into environment and fixture resets and adds the counters of
 // emits, parses, contract checks and attribution steps. v4 stores each fact once
@@ -26,7 +30,7 @@ import (
 // offers views for auditors (items, findings, item_flags, suite_runs,
 // detection_cells). v3 kept one wide row per item, keyed by its place in
 // the plan. An older store is refused, not migrated.
-const StoreSchema = "baton.runs/v6"
+const StoreSchema = "baton.runs/v7"
 
 // ObservationName is the name of the observation run in the designs table
 // of runs.db.
@@ -82,8 +86,13 @@ CREATE TABLE units (
 	scenario   INTEGER GENERATED ALWAYS AS (ord / {trials} % {scenarios}) VIRTUAL,
 	trial      INTEGER GENERATED ALWAYS AS (ord % {trials} + 1) VIRTUAL,
 	run_sha256 TEXT NOT NULL,
-	end_sha256 TEXT NOT NULL,
+	end_state  INTEGER NOT NULL,
 	checksum   INTEGER NOT NULL
+);
+CREATE TABLE end_states (
+	id       INTEGER PRIMARY KEY,
+	sha256   TEXT NOT NULL UNIQUE,
+	checksum INTEGER NOT NULL
 );
 CREATE TABLE outcomes (
 	ord                 INTEGER PRIMARY KEY,
@@ -117,7 +126,7 @@ CREATE TABLE outcomes (
 );
 CREATE TABLE blames (
 	id       INTEGER PRIMARY KEY,
-	blame    TEXT NOT NULL UNIQUE,
+	blame    TEXT NOT NULL,
 	checksum INTEGER NOT NULL
 );
 CREATE TABLE finding_texts (
@@ -126,8 +135,7 @@ CREATE TABLE finding_texts (
 	message  TEXT NOT NULL,
 	location TEXT NOT NULL,
 	evidence TEXT NOT NULL,
-	checksum INTEGER NOT NULL,
-	UNIQUE (rule, message, location, evidence)
+	checksum INTEGER NOT NULL
 );
 CREATE TABLE item_findings (
 	item    INTEGER NOT NULL,
@@ -156,7 +164,7 @@ SELECT o.ord AS ord,
 	o.match_n AS match_n, o.match_exact AS match_exact, o.match_name_only AS match_name_only,
 	o.match_order_ignored AS match_order_ignored,
 	CASE WHEN d.ord = 0 THEN u.run_sha256 ELSE '' END AS run_sha256,
-	CASE WHEN d.ord = 0 THEN u.end_sha256 ELSE '' END AS end_sha256,
+	CASE WHEN d.ord = 0 THEN (SELECT e.sha256 FROM end_states e WHERE e.id = u.end_state) ELSE '' END AS end_sha256,
 	coalesce(tr.sha256, '') AS trace_sha256,
 	tr.data IS NOT NULL AS trace_stored
 FROM designs d
@@ -242,6 +250,13 @@ type store struct {
 	path     string
 	readOnly bool
 	slots    int // items per unit, from meta
+	// nm is what the reads have read of the plan tables and dictionaries;
+	// full is set once it holds every dictionary row.
+	nm   *names
+	full bool
+	// dictCache bounds the writer's trace and end-state caches; 0 is
+	// dictionaryCache.
+	dictCache int
 }
 
 // writeDSN opens runs.db for the sweep. Results regenerate from the

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/rs/zerolog"
 
 	"github.com/baton-lab/baton/designs"
@@ -120,4 +122,71 @@ func marshalNoHTML(tb testing.TB, v any) string {
 		tb.Fatal(err)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// TestWriterDictionariesBounded: the writer holds at most dictCache trace
+// and end-state keys, however many units it stores, and still stores each
+// distinct trace and end state once (a key it no longer holds is looked
+// up in runs.db); every item reads back with its hashes.
+func TestWriterDictionariesBounded(t *testing.T) {
+	pl := benchPlan(5) // 100 units, 400 items
+	s, err := createStore(filepath.Join(t.TempDir(), StoreFile), pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	s.dictCache = 4
+	w := s.startWriter(16, nil, nil)
+	var scratch []byte
+	want := map[int]reports.Item{}
+	for i := range pl.total() {
+		u := pl.unitAt(i / pl.slots())
+		design := []string{"", "A", "B", "C"}[i%pl.slots()]
+		b, sc := pl.builds[0].Info, pl.scenarios[u.scenario]
+		it := reports.Item{Build: b.ID, Class: b.Class, Location: b.Location, Design: design, Scenario: sc.ID, Category: string(sc.Category),
+			Trial: u.trial, Seed: TrialSeed(pl.seed, sc.ID, u.trial)}
+		r := row{ord: i, id: ItemID(it.Build, design, it.Scenario, it.Trial), item: it}
+		if design == "" {
+			r.item.TraceHash, r.item.EndHash = fmt.Sprintf("run-%d", u.index%10), fmt.Sprintf("end-%d", u.index%9)
+			r.item.Coordination, _ = coordinationVerdicts(0) // none: every dimension not applicable
+		} else {
+			r.traceSHA, r.traceLen = fmt.Sprintf("trace-%d", i%7), 10
+			if i%5 == 0 {
+				r.traceGZ = []byte("bytes")
+			}
+		}
+		want[i] = r.item
+		r.seal(u, &scratch)
+		w.send([]row{r})
+	}
+	if err := w.close(); err != nil {
+		t.Fatal(err)
+	}
+	if n, m := len(w.dict.ends.m), len(w.dict.traces.m); n > 4 || m > 4 {
+		t.Errorf("the writer holds %d end-state and %d trace keys, want at most 4 each", n, m)
+	}
+	for _, c := range []struct {
+		query string
+		want  int
+	}{
+		{"SELECT count(*) FROM end_states", 9},
+		{"SELECT count(DISTINCT sha256) FROM end_states", 9},
+		{"SELECT count(*) FROM traces", 7},
+		{"SELECT count(*) FROM traces WHERE data IS NOT NULL", 7},
+	} {
+		var n int
+		if err := s.db.QueryRow(c.query).Scan(&n); err != nil || n != c.want {
+			t.Errorf("%s = %d (%v), want %d", c.query, n, err, c.want)
+		}
+	}
+	got := 0
+	if err := s.stream(func(it reports.Item) error {
+		if diff := cmp.Diff(want[got], it); diff != "" {
+			t.Errorf("item %d read back (-want +got):\n%s", got, diff)
+		}
+		got++
+		return nil
+	}); err != nil || got != pl.total() {
+		t.Errorf("read back %d items (%v), want %d", got, err, pl.total())
+	}
 }

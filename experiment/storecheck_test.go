@@ -82,22 +82,28 @@ func TestStoreDamaged(t *testing.T) {
 	s.close()
 	for _, tc := range []struct {
 		name, sql string
-		item      string // the item replayed
+		item      string // the item replayed, or the SQL of its ord (a replay reads the rows it needs)
 		want      string
 	}{
 		{"flag", "UPDATE outcomes SET flags = (flags | 1) - (flags & 1) WHERE ord = 5", "clean/A/S1/2", "outcomes row 5 (clean/A/S1/2) does not match its checksum"},
 		{"text in a count", "UPDATE outcomes SET tokens = 'x' WHERE ord = 6", "clean/B/S1/2", `outcomes row 6: column "tokens"`},
 		{"flags", "UPDATE outcomes SET flags = 99 WHERE ord = 6", "clean/B/S1/2", `outcomes row 6: flags 99`},
 		{"finding removed", "DELETE FROM item_findings WHERE item = (SELECT min(item) FROM item_findings) AND seq = 0", withFindings, "does not match its checksum: the row, or its item_findings rows, changed"},
-		{"finding text", "UPDATE finding_texts SET message = 'nothing wrong' WHERE id = 0", "clean/B/S2/2", "finding_texts row 0 (trajectory.exact) does not match its checksum"},
-		{"blame", `UPDATE blames SET blame = '["nowhere"]' WHERE id = 1`, "clean/B/S2/2", "blames row 1"},
+		{"finding text", "UPDATE finding_texts SET message = 'nothing wrong' WHERE id = 0", "SELECT min(item) FROM item_findings WHERE finding = 0", "finding_texts row 0 (trajectory.exact) does not match its checksum"},
+		{"blame", `UPDATE blames SET blame = '["nowhere"]' WHERE id = 1`, "SELECT min(ord) FROM outcomes WHERE blame = 1", "blames row 1"},
 		{"seed", "UPDATE trials SET seed = 'x' WHERE scenario = 0 AND trial = 1", "clean/B/S2/2", `trials row`},
 		{"run hash", "UPDATE units SET run_sha256 = 'beef' WHERE ord = 2", "clean/obs/S1/3", "units row 2 (clean/obs/S1/3) does not match its checksum"},
-		{"end hash", "UPDATE units SET end_sha256 = 'beef' WHERE ord = 2", "clean/obs/S1/3", "units row 2 (clean/obs/S1/3) does not match its checksum"},
+		{"end state swapped", "UPDATE units SET end_state = end_state + 1 WHERE ord = 2", "clean/obs/S1/3", "units row 2 (clean/obs/S1/3)"},
+		{"end hash", "UPDATE end_states SET sha256 = 'beef' WHERE id = (SELECT end_state FROM units WHERE ord = 2)", "clean/obs/S1/3", "(beef) does not match its checksum"},
+		{"end state removed", "DELETE FROM end_states WHERE id = (SELECT end_state FROM units WHERE ord = 2)", "clean/obs/S1/3", "names end state"},
 		{"unit removed", "DELETE FROM units WHERE ord = 2", "clean/obs/S1/3", "outcomes row 8 (clean/obs/S1/3): units lacks its unit 2"},
-		{"trace kept", "UPDATE traces SET data = NULL WHERE id = (SELECT min(id) FROM traces WHERE data IS NOT NULL)", "clean/B/S2/2", "does not match its checksum"},
+		{"trace kept", "UPDATE traces SET data = NULL WHERE id = (SELECT min(id) FROM traces WHERE data IS NOT NULL)",
+			"SELECT min(ord) FROM outcomes WHERE trace = (SELECT min(id) FROM traces WHERE data IS NOT NULL)", "does not match its checksum"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if strings.HasPrefix(tc.item, "SELECT") {
+				tc.item = storedID(t, clean, tc.item)
+			}
 			dir := copyRun(t, clean)
 			tamper(t, dir, tc.sql)
 			_, err := fakeStack().Replay(dir, tc.item)
@@ -114,6 +120,21 @@ func TestStoreDamaged(t *testing.T) {
 			}
 		})
 	}
+}
+
+// storedID returns the id of the item whose ord query selects.
+func storedID(tb testing.TB, runDir, query string) string {
+	tb.Helper()
+	s, err := openStoreIn(runDir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer s.close()
+	var id string
+	if err := s.db.QueryRow("SELECT id FROM items WHERE ord = (" + query + ")").Scan(&id); err != nil {
+		tb.Fatalf("%s: %v", query, err)
+	}
+	return id
 }
 
 // copyRun copies a run folder into a new temporary folder.
@@ -141,5 +162,23 @@ func TestResumeFinishedInterrupted(t *testing.T) {
 	}
 	if after := readFile(t, filepath.Join(runDir, ManifestFile)); string(after) != string(before) {
 		t.Errorf("an interrupted resume of a finished run changed its manifest:\n%s\nwas:\n%s", after, before)
+	}
+}
+
+// TestReplayReadsItsRows: replay reads, and checks, the dictionary rows
+// its item refers to, not every row: a damaged finding text that the item
+// does not use leaves its replay alone, and refuses a reader of every item.
+func TestReplayReadsItsRows(t *testing.T) {
+	_, clean, err := runProtocol(t, fakeStack(), fakeProtocol, Options{Workers: 2})
+	finished(t, err)
+	other := storedID(t, clean, "SELECT min(ord) FROM outcomes WHERE ord NOT IN (SELECT item FROM item_findings WHERE finding = 0)")
+	dir := copyRun(t, clean)
+	tamper(t, dir, "UPDATE finding_texts SET message = 'nothing wrong' WHERE id = 0")
+	if _, err := fakeStack().Replay(dir, other); err != nil {
+		t.Errorf("replay of %s, which does not use finding 0: %v", other, err)
+	}
+	err = Items(dir, ItemFilter{}, func(*StoredItem) error { return nil })
+	if !errors.Is(err, ErrStoreDamaged) || !strings.Contains(err.Error(), "finding_texts row 0") {
+		t.Errorf("items = %v, want runs.db is damaged: finding_texts row 0 …", err)
 	}
 }

@@ -59,6 +59,7 @@ type names struct {
 	blames   map[int64]blameEntry
 	findings map[int64]findingEntry
 	traces   map[int64]traceEntry
+	ends     map[int64]string // end_states
 }
 
 type blameEntry struct {
@@ -149,63 +150,109 @@ func (s *store) readNames() (*names, error) {
 	return n, nil
 }
 
-// readDictionaries reads the blames, finding_texts and traces tables
-// into nm, checking every row against its checksum.
-func (s *store) readDictionaries(nm *names) error {
-	nm.blames, nm.findings, nm.traces = map[int64]blameEntry{}, map[int64]findingEntry{}, map[int64]traceEntry{}
-	err := eachRow(s.db, "SELECT id, blame, checksum FROM blames", func(scan func(...any) error) error {
-		var id, sum int64
-		var e blameEntry
-		if err := scan(&id, &e.text, &sum); err != nil {
-			return damaged("blames: %v", scanProblem(err))
-		}
-		if blameChecksum(id, e.text) != sum {
-			return damaged("blames row %d (%s) does not match its checksum", id, e.text)
-		}
-		if e.text != "[]" {
-			if err := json.Unmarshal([]byte(e.text), &e.blame); err != nil {
-				return damaged("blames row %d: %q does not read: %v", id, e.text, err)
+// dictIDs are the dictionary rows a read needs, by table.
+type dictIDs struct{ blames, findings, traces, ends []int64 }
+
+// readDictionaries reads the blames, finding_texts, traces and end_states
+// tables into nm, checking every row against its checksum: every row when
+// ids is nil, else the rows ids lists.
+func (s *store) readDictionaries(nm *names, ids *dictIDs) error {
+	if nm.blames == nil {
+		nm.blames, nm.findings, nm.traces, nm.ends = map[int64]blameEntry{}, map[int64]findingEntry{}, map[int64]traceEntry{}, map[int64]string{}
+	}
+	all := ids == nil
+	if all {
+		ids = &dictIDs{}
+	}
+	for _, d := range []struct {
+		query string
+		ids   []int64
+		row   func(scan func(...any) error) error
+	}{
+		{"SELECT id, blame, checksum FROM blames", ids.blames, nm.blameRow},
+		{"SELECT id, rule, message, location, evidence, checksum FROM finding_texts", ids.findings, nm.findingRow},
+		{"SELECT id, sha256, size, data IS NOT NULL, checksum FROM traces", ids.traces, nm.traceRow},
+		{"SELECT id, sha256, checksum FROM end_states", ids.ends, nm.endRow},
+	} {
+		var err error
+		switch {
+		case all:
+			err = eachRow(s.db, d.query, d.row)
+		case len(d.ids) > 0:
+			args := make([]any, len(d.ids))
+			for i, id := range d.ids {
+				args[i] = id
 			}
+			err = eachRow(s.db, d.query+" WHERE id IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(d.ids)), ", ")+")", d.row, args...)
 		}
-		nm.blames[id] = e
-		return nil
-	})
-	if err != nil {
-		return err
+		if err != nil {
+			return err
+		}
 	}
-	err = eachRow(s.db, "SELECT id, rule, message, location, evidence, checksum FROM finding_texts", func(scan func(...any) error) error {
-		var id, sum int64
-		var e findingEntry
-		var loc string
-		if err := scan(&id, &e.f.Rule, &e.f.Message, &loc, &e.evidence, &sum); err != nil {
-			return damaged("finding_texts: %v", scanProblem(err))
-		}
-		if findingChecksum(id, e.f.Rule, e.f.Message, loc, e.evidence) != sum {
-			return damaged("finding_texts row %d (%s) does not match its checksum", id, e.f.Rule)
-		}
-		e.f.Location = mission.Location(loc)
-		if err := json.Unmarshal([]byte(e.evidence), &e.f.Evidence); err != nil {
-			return damaged("finding_texts row %d: evidence %q does not read: %v", id, e.evidence, err)
-		}
-		nm.findings[id] = e
-		return nil
-	})
-	if err != nil {
-		return err
+	return nil
+}
+
+func (nm *names) blameRow(scan func(...any) error) error {
+	var id, sum int64
+	var e blameEntry
+	if err := scan(&id, &e.text, &sum); err != nil {
+		return damaged("blames: %v", scanProblem(err))
 	}
-	return eachRow(s.db, "SELECT id, sha256, size, data IS NOT NULL, checksum FROM traces", func(scan func(...any) error) error {
-		var id, size, sum int64
-		var e traceEntry
-		if err := scan(&id, &e.sha, &size, &e.stored, &sum); err != nil {
-			return damaged("traces: %v", scanProblem(err))
+	if blameChecksum(id, e.text) != sum {
+		return damaged("blames row %d (%s) does not match its checksum", id, e.text)
+	}
+	if e.text != "[]" {
+		if err := json.Unmarshal([]byte(e.text), &e.blame); err != nil {
+			return damaged("blames row %d: %q does not read: %v", id, e.text, err)
 		}
-		if traceChecksum(id, e.sha, size, e.stored) != sum {
-			return damaged("traces row %d (%s) does not match its checksum", id, short(e.sha))
-		}
-		e.size = int(size)
-		nm.traces[id] = e
-		return nil
-	})
+	}
+	nm.blames[id] = e
+	return nil
+}
+
+func (nm *names) findingRow(scan func(...any) error) error {
+	var id, sum int64
+	var e findingEntry
+	var loc string
+	if err := scan(&id, &e.f.Rule, &e.f.Message, &loc, &e.evidence, &sum); err != nil {
+		return damaged("finding_texts: %v", scanProblem(err))
+	}
+	if findingChecksum(id, e.f.Rule, e.f.Message, loc, e.evidence) != sum {
+		return damaged("finding_texts row %d (%s) does not match its checksum", id, e.f.Rule)
+	}
+	e.f.Location = mission.Location(loc)
+	if err := json.Unmarshal([]byte(e.evidence), &e.f.Evidence); err != nil {
+		return damaged("finding_texts row %d: evidence %q does not read: %v", id, e.evidence, err)
+	}
+	nm.findings[id] = e
+	return nil
+}
+
+func (nm *names) traceRow(scan func(...any) error) error {
+	var id, size, sum int64
+	var e traceEntry
+	if err := scan(&id, &e.sha, &size, &e.stored, &sum); err != nil {
+		return damaged("traces: %v", scanProblem(err))
+	}
+	if traceChecksum(id, e.sha, size, e.stored) != sum {
+		return damaged("traces row %d (%s) does not match its checksum", id, short(e.sha))
+	}
+	e.size = int(size)
+	nm.traces[id] = e
+	return nil
+}
+
+func (nm *names) endRow(scan func(...any) error) error {
+	var id, sum int64
+	var sha string
+	if err := scan(&id, &sha, &sum); err != nil {
+		return damaged("end_states: %v", scanProblem(err))
+	}
+	if endStateChecksum(id, sha) != sum {
+		return damaged("end_states row %d (%s) does not match its checksum", id, short(sha))
+	}
+	nm.ends[id] = sha
+	return nil
 }
 
 // scanProblem shortens database/sql's Scan error to the column and the
@@ -223,7 +270,7 @@ func scanProblem(err error) string {
 // run's unit; the dictionaries are read once, before ([names]).
 var scanSQL = `SELECT o.ord, o.flags, ` + costNames("o.") + `, o.wall_ns,
 	o.reached, o.match_n, o.match_exact, o.match_name_only, o.match_order_ignored, o.checksum, o.blame, o.trace,
-	u.ord, u.run_sha256, u.end_sha256, u.checksum, f.seq, f.finding
+	u.ord, u.run_sha256, u.end_state, u.checksum, f.seq, f.finding
 FROM outcomes o
 LEFT JOIN units u ON u.ord = o.unit AND o.design = 0
 LEFT JOIN item_findings f ON f.item = o.ord`
@@ -235,7 +282,8 @@ type scanned struct {
 	reached, matchN, exact, nameOnly, orderIgn, checksum int64
 	blameID                                              int64
 	traceID, unitOrd, unitSum, seq, finding              sql.NullInt64
-	runSHA, endSHA                                       sql.NullString
+	runSHA                                               sql.NullString
+	endState                                             sql.NullInt64
 }
 
 func (c *scanned) dest() []any {
@@ -245,7 +293,7 @@ func (c *scanned) dest() []any {
 	}
 	return append(d, &c.wallNS,
 		&c.reached, &c.matchN, &c.exact, &c.nameOnly, &c.orderIgn, &c.checksum, &c.blameID, &c.traceID,
-		&c.unitOrd, &c.runSHA, &c.endSHA, &c.unitSum, &c.seq, &c.finding)
+		&c.unitOrd, &c.runSHA, &c.endState, &c.unitSum, &c.seq, &c.finding)
 }
 
 // costOf reads the scanned cost counters.
@@ -349,7 +397,10 @@ func (s *store) startItem(nm *names, it *storedItem, c *scanned) error {
 		if !c.unitOrd.Valid {
 			return damaged("outcomes row %d (%s): units lacks its unit %d", c.ord, it.id(), it.unit)
 		}
-		x.TraceHash, x.EndHash = c.runSHA.String, c.endSHA.String
+		x.TraceHash = c.runSHA.String
+		if x.EndHash, ok = nm.ends[c.endState.Int64]; !ok {
+			return damaged("units row %d (%s) names end state %d, which end_states lacks", it.unit, it.id(), c.endState.Int64)
+		}
 		if x.Coordination, ok = coordinationVerdicts(c.flags); !ok {
 			return damaged("outcomes row %d: flags %d: observation run %s: no coordination verdict has that code", c.ord, c.flags, it.id())
 		}
@@ -382,7 +433,7 @@ func (s *store) checkItem(it *storedItem, c *scanned, scratch *[]byte) error {
 		return damaged("outcomes row %d (%s) does not match its checksum: the row, or its item_findings rows, changed", it.ord, it.id())
 	}
 	if x.Design == "" {
-		*scratch = appendUnitSum((*scratch)[:0], it.unit, c.runSHA.String, c.endSHA.String)
+		*scratch = appendUnitSum((*scratch)[:0], it.unit, x.TraceHash, x.EndHash)
 		if checksum(*scratch) != c.unitSum.Int64 {
 			return damaged("units row %d (%s) does not match its checksum", it.unit, it.id())
 		}
@@ -390,17 +441,81 @@ func (s *store) checkItem(it *storedItem, c *scanned, scratch *[]byte) error {
 	return nil
 }
 
-// checked opens the way to reading: the store's names and dictionaries,
-// every dictionary row checked.
+// checked opens the way to reading every item: the store's names and
+// dictionaries, every dictionary row checked. They are read once and kept
+// until the store is written to again (see [store.startWriter]).
 func (s *store) checked() (*names, error) {
-	nm, err := s.readNames()
+	if s.nm != nil && s.full {
+		return s.nm, nil
+	}
+	nm, err := s.planNames()
 	if err != nil {
 		return nil, err
 	}
-	if err := s.readDictionaries(nm); err != nil {
+	if err := s.readDictionaries(nm, nil); err != nil {
 		return nil, err
 	}
+	s.full = true
 	return nm, nil
+}
+
+// planNames returns the store's plan tables, read once.
+func (s *store) planNames() (*names, error) {
+	if s.nm == nil {
+		nm, err := s.readNames()
+		if err != nil {
+			return nil, err
+		}
+		s.nm = nm
+	}
+	return s.nm, nil
+}
+
+// pointNames opens the way to reading the item at ord alone: the store's
+// names and the dictionary rows the item refers to, each checked. A
+// reference that does not read as a key falls back to reading every
+// dictionary row ([store.checked]), so that the scan names the damage as
+// it would there.
+func (s *store) pointNames(ord int) (*names, error) {
+	nm, err := s.planNames()
+	if err != nil || s.full {
+		return nm, err
+	}
+	var (
+		blame      int64
+		trace, end sql.NullInt64
+		ids        dictIDs
+	)
+	err = s.db.QueryRow(`SELECT o.blame, o.trace, u.end_state FROM outcomes o
+		LEFT JOIN units u ON u.ord = o.unit AND o.design = 0 WHERE o.ord = ?`, int64(ord)).Scan(&blame, &trace, &end)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nm, nil
+	}
+	if err == nil {
+		err = eachRow(s.db, "SELECT finding FROM item_findings WHERE item = ?", func(scan func(...any) error) error {
+			var f int64
+			if err := scan(&f); err != nil {
+				return err
+			}
+			if _, ok := nm.findings[f]; !ok {
+				ids.findings = append(ids.findings, f)
+			}
+			return nil
+		}, int64(ord))
+	}
+	if err != nil {
+		return s.checked()
+	}
+	if _, ok := nm.blames[blame]; !ok {
+		ids.blames = append(ids.blames, blame)
+	}
+	if _, ok := nm.traces[trace.Int64]; trace.Valid && !ok {
+		ids.traces = append(ids.traces, trace.Int64)
+	}
+	if _, ok := nm.ends[end.Int64]; end.Valid && !ok {
+		ids.ends = append(ids.ends, end.Int64)
+	}
+	return nm, s.readDictionaries(nm, &ids)
 }
 
 // done checks every stored item and reports which of the plan's items
@@ -444,8 +559,9 @@ func (s *store) count() (int, error) {
 }
 
 // item reads item id, stored at ord, checked; nil when it is not stored.
+// Only the dictionary rows it refers to are read.
 func (s *store) item(ord int, id string) (*storedItem, error) {
-	nm, err := s.checked()
+	nm, err := s.pointNames(ord)
 	if err != nil {
 		return nil, err
 	}

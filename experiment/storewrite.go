@@ -117,6 +117,10 @@ func appendUnitSum(b []byte, ord int, runSHA, endSHA string) []byte {
 	return appendField(appendField(b, runSHA), endSHA)
 }
 
+func endStateChecksum(id int64, sha string) int64 {
+	return checksum(appendField(binary.AppendVarint([]byte{'e'}, id), sha))
+}
+
 func blameChecksum(id int64, blame string) int64 {
 	return checksum(appendField(binary.AppendVarint([]byte{'b'}, id), blame))
 }
@@ -162,12 +166,43 @@ type writer struct {
 }
 
 // dictionaries are the writer's maps of what runs.db's dictionary tables
-// hold, so that each distinct blame, finding and trace is stored once.
+// hold, so that each distinct blame, finding, trace and end state is
+// stored once. Blames and findings are few (hundreds in a default run,
+// whatever its trials) and held whole; traces and end states grow with
+// the units, so the writer holds a bounded cache of them and looks a key
+// it lacks up in runs.db (both tables index sha256).
 type dictionaries struct {
 	blames   map[string]int64
 	findings map[string]int64
-	traces   map[string]traceRef
-	next     struct{ blame, finding, trace int64 }
+	traces   boundedCache[traceRef]
+	ends     boundedCache[int64]
+	next     struct{ blame, finding, trace, end int64 }
+}
+
+// dictionaryCache is how many trace and how many end-state keys the run store
+// writer holds at most (about 130 bytes each): a unit's items and its
+// neighbours' share most of theirs, and a key seen again after it was
+// dropped costs an INSERT that does nothing and an indexed SELECT.
+const dictionaryCache = 1 << 12
+
+// boundedCache maps keys to values, holding at most max keys: full, it is
+// emptied and starts again.
+type boundedCache[V any] struct {
+	m   map[string]V
+	max int
+}
+
+func newBoundedCache[V any](max int) boundedCache[V] {
+	return boundedCache[V]{m: make(map[string]V), max: max}
+}
+
+func (c *boundedCache[V]) get(k string) (V, bool) { v, ok := c.m[k]; return v, ok }
+
+func (c *boundedCache[V]) put(k string, v V) {
+	if _, ok := c.m[k]; !ok && len(c.m) >= c.max {
+		clear(c.m)
+	}
+	c.m[k] = v
 }
 
 // traceRef is a trace's row in the traces table.
@@ -198,6 +233,7 @@ func (s *store) startWriter(batch int, progress func(n int), observe func(rows [
 	if batch < 1 {
 		batch = DefaultBatch
 	}
+	s.nm, s.full = nil, false // the dictionaries grow
 	w := &writer{s: s, ch: make(chan []row, writerQueue), batch: batch, progress: progress, observe: observe, done: make(chan struct{})}
 	go w.loop()
 	return w
@@ -215,7 +251,7 @@ func (w *writer) close() error {
 }
 
 const (
-	unitColumns    = "ord, run_sha256, end_sha256, checksum"
+	unitColumns    = "ord, run_sha256, end_state, checksum"
 	unitParams     = 4
 	findingColumns = "item, seq, finding"
 	findingParams  = 3
@@ -240,6 +276,7 @@ func insertSQL(table, columns string, params, n int) string {
 type stmts struct {
 	units, outcomes, findings     [2]*sql.Stmt
 	blame, finding, trace, stored *sql.Stmt
+	end, findTrace, findEnd       *sql.Stmt
 }
 
 func (w *writer) prepare() (*stmts, error) {
@@ -256,8 +293,11 @@ func (w *writer) prepare() (*stmts, error) {
 		{&st.findings[1], insertSQL("item_findings", findingColumns, findingParams, chunk)},
 		{&st.blame, "INSERT INTO blames(id, blame, checksum) VALUES(?, ?, ?)"},
 		{&st.finding, "INSERT INTO finding_texts(id, rule, message, location, evidence, checksum) VALUES(?, ?, ?, ?, ?, ?)"},
-		{&st.trace, "INSERT INTO traces(id, sha256, size, data, checksum) VALUES(?, ?, ?, ?, ?)"},
+		{&st.trace, "INSERT INTO traces(id, sha256, size, data, checksum) VALUES(?, ?, ?, ?, ?) ON CONFLICT(sha256) DO NOTHING"},
 		{&st.stored, "UPDATE traces SET data = ?, checksum = ? WHERE id = ?"},
+		{&st.end, "INSERT INTO end_states(id, sha256, checksum) VALUES(?, ?, ?) ON CONFLICT(sha256) DO NOTHING"},
+		{&st.findTrace, "SELECT id, data IS NOT NULL FROM traces WHERE sha256 = ?"},
+		{&st.findEnd, "SELECT id FROM end_states WHERE sha256 = ?"},
 	} {
 		s, err := w.s.db.Prepare(p.sql)
 		if err != nil {
@@ -271,7 +311,7 @@ func (w *writer) prepare() (*stmts, error) {
 
 func (st *stmts) close() {
 	for _, s := range []*sql.Stmt{st.units[0], st.units[1], st.outcomes[0], st.outcomes[1], st.findings[0], st.findings[1],
-		st.blame, st.finding, st.trace, st.stored} {
+		st.blame, st.finding, st.trace, st.stored, st.end, st.findTrace, st.findEnd} {
 		if s != nil {
 			s.Close()
 		}
@@ -314,10 +354,12 @@ func (w *writer) loop() {
 	}
 }
 
-// writerDictionaries reads what the dictionary tables hold (a resumed sweep
-// adds to them).
+// writerDictionaries reads what the blame and finding dictionaries hold,
+// and the next trace and end-state ids (a resumed sweep adds to them).
 func (s *store) writerDictionaries() (*dictionaries, error) {
-	d := &dictionaries{blames: map[string]int64{}, findings: map[string]int64{}, traces: map[string]traceRef{}}
+	n := cmp.Or(s.dictCache, dictionaryCache)
+	d := &dictionaries{blames: map[string]int64{}, findings: map[string]int64{},
+		traces: newBoundedCache[traceRef](n), ends: newBoundedCache[int64](n)}
 	err := eachRow(s.db, "SELECT id, blame FROM blames", func(sc func(...any) error) error {
 		var id int64
 		var blame string
@@ -339,16 +381,10 @@ func (s *store) writerDictionaries() (*dictionaries, error) {
 		})
 	}
 	if err == nil {
-		err = eachRow(s.db, "SELECT id, sha256, data IS NOT NULL FROM traces", func(sc func(...any) error) error {
-			var id int64
-			var sha string
-			var stored bool
-			if err := sc(&id, &sha, &stored); err != nil {
-				return err
-			}
-			d.traces[sha], d.next.trace = traceRef{id, stored}, max(d.next.trace, id+1)
-			return nil
-		})
+		err = s.db.QueryRow("SELECT coalesce(max(id) + 1, 0) FROM traces").Scan(&d.next.trace)
+	}
+	if err == nil {
+		err = s.db.QueryRow("SELECT coalesce(max(id) + 1, 0) FROM end_states").Scan(&d.next.end)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read dictionaries: %w", err)
@@ -375,6 +411,7 @@ func eachRow(db *sql.DB, query string, fn func(scan func(...any) error) error, a
 type refs struct {
 	blame, trace []int64 // trace: -1 for none
 	findings     []int64 // every row's finding ids, in order
+	end          []int64 // a unit's first row's end-state id
 }
 
 // flush writes rows in one transaction: first the dictionary entries the
@@ -401,7 +438,7 @@ func (w *writer) flush(st *stmts, rows []row) error {
 	}
 	err = insertChunked(tx, st.units, len(units), &args, func(k int, a []any) []any {
 		r := &rows[units[k]]
-		return append(a, int64(r.ord/w.s.slots), r.item.TraceHash, r.item.EndHash, r.unitChecksum)
+		return append(a, int64(r.ord/w.s.slots), r.item.TraceHash, rf.end[units[k]], r.unitChecksum)
 	})
 	if err != nil {
 		return fmt.Errorf("run store writer: units from %s: %w", rows[0].id, err)
@@ -459,6 +496,7 @@ func insertChunked(tx *sql.Tx, stmt [2]*sql.Stmt, n int, buf *[]any, args func(k
 func (w *writer) lookup(tx *sql.Tx, st *stmts, rows []row, rf *refs) error {
 	d := w.dict
 	rf.blame, rf.trace = make([]int64, len(rows)), make([]int64, len(rows))
+	rf.end = make([]int64, len(rows))
 	for i := range rows {
 		r := &rows[i]
 		if !r.sealed {
@@ -493,8 +531,47 @@ func (w *writer) lookup(tx *sql.Tx, st *stmts, rows []row, rf *refs) error {
 			return fmt.Errorf("trace of %s: %w", r.id, err)
 		}
 		rf.trace[i] = tid
+		if r.unit {
+			if rf.end[i], err = w.endID(tx, st, r.item.EndHash); err != nil {
+				return fmt.Errorf("end state of %s: %w", r.id, err)
+			}
+		}
 	}
 	return nil
+}
+
+// endID returns the id of an end-state hash in the end_states
+// dictionary, adding it when new.
+func (w *writer) endID(tx *sql.Tx, st *stmts, sha string) (int64, error) {
+	d := w.dict
+	if id, ok := d.ends.get(sha); ok {
+		return id, nil
+	}
+	id := d.next.end
+	inserted, err := insertNew(tx.Stmt(st.end), id, sha, endStateChecksum(id, sha))
+	switch {
+	case err != nil:
+		return 0, err
+	case inserted:
+		d.next.end++
+	default: // stored before, dropped from the cache
+		if err := tx.Stmt(st.findEnd).QueryRow(sha).Scan(&id); err != nil {
+			return 0, err
+		}
+	}
+	d.ends.put(sha, id)
+	return id, nil
+}
+
+// insertNew runs a dictionary's INSERT, which does nothing when the key
+// is stored already, and reports whether it inserted the row.
+func insertNew(stmt *sql.Stmt, args ...any) (bool, error) {
+	res, err := stmt.Exec(args...)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
 }
 
 // traceID returns the id of r's kept trace (-1 for none), storing its
@@ -504,28 +581,35 @@ func (w *writer) traceID(tx *sql.Tx, st *stmts, r *row) (int64, error) {
 		return -1, nil
 	}
 	d := w.dict
-	ref, ok := d.traces[r.traceSHA]
 	stored := r.traceGZ != nil
-	switch {
-	case !ok:
+	ref, ok := d.traces.get(r.traceSHA)
+	if !ok {
+		// Not in the cache: new, or stored before and dropped from it.
 		ref = traceRef{d.next.trace, stored}
-		d.next.trace++
 		var data any // NULL: the hash only
 		if stored {
 			data = r.traceGZ
 		}
 		sum := traceChecksum(ref.id, r.traceSHA, int64(r.traceLen), stored)
-		if _, err := tx.Stmt(st.trace).Exec(ref.id, r.traceSHA, int64(r.traceLen), data, sum); err != nil {
+		if inserted, err := insertNew(tx.Stmt(st.trace), ref.id, r.traceSHA, int64(r.traceLen), data, sum); err != nil || inserted {
+			if inserted {
+				d.next.trace++
+				d.traces.put(r.traceSHA, ref)
+			}
+			return ref.id, err
+		}
+		if err := tx.Stmt(st.findTrace).QueryRow(r.traceSHA).Scan(&ref.id, &ref.stored); err != nil {
 			return 0, err
 		}
-		d.traces[r.traceSHA] = ref
-	case stored && !ref.stored:
+		d.traces.put(r.traceSHA, ref)
+	}
+	if stored && !ref.stored {
 		sum := traceChecksum(ref.id, r.traceSHA, int64(r.traceLen), true)
 		if _, err := tx.Stmt(st.stored).Exec(r.traceGZ, sum, ref.id); err != nil {
 			return 0, err
 		}
 		ref.stored = true
-		d.traces[r.traceSHA] = ref
+		d.traces.put(r.traceSHA, ref)
 	}
 	return ref.id, nil
 }

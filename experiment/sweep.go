@@ -418,7 +418,7 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 			return nil, err
 		}
 		for id := range examples {
-			examples[id] = live.traces.written[id]
+			examples[id] = live.traces.wrote(id)
 		}
 	}
 	for id, written := range examples {

@@ -330,7 +330,7 @@ func (st *Stack) ExportTraces(runDir string, ids ...string) ([]string, error) {
 		want[id] = true
 	}
 	found := map[string]string{} // id -> trace hash, "" for none kept
-	refs, err := s.traceRefs(func(it *storedItem) bool {
+	refs, err := s.traceRefs("", func(it *storedItem) bool {
 		id := it.id()
 		if len(ids) > 0 {
 			if !want[id] {
@@ -418,15 +418,16 @@ type traceItem struct {
 	stored         bool // the bytes are stored, not only the hash
 }
 
-// traceRefs lists, in plan order, the items with a kept trace that want
-// accepts, checked.
-func (s *store) traceRefs(want func(it *storedItem) bool) ([]traceItem, error) {
+// traceRefs lists, in plan order, the items with a kept trace that where
+// (a condition on outcomes o, see [store.scan]) selects and want accepts,
+// checked.
+func (s *store) traceRefs(where string, want func(it *storedItem) bool) ([]traceItem, error) {
 	nm, err := s.checked()
 	if err != nil {
 		return nil, err
 	}
 	var out []traceItem
-	err = s.scan(nm, "", nil, func(it *storedItem) error {
+	err = s.scan(nm, where, nil, func(it *storedItem) error {
 		if want(it) && it.traceSHA != "" {
 			out = append(out, traceItem{build: it.item.Build, id: it.id(), sha: it.traceSHA, stored: it.traceStored})
 		}
@@ -441,7 +442,8 @@ func (s *store) traceRefs(want func(it *storedItem) bool) ([]traceItem, error) {
 // during the call. The items want accepts are listed first (the store has
 // one connection), then their traces read one at a time.
 func (s *store) keptTraces(want func(build, id string) bool, fn func(build, id string, trace []byte) error) error {
-	refs, err := s.traceRefs(func(it *storedItem) bool { return it.traceStored && want(it.item.Build, it.id()) })
+	refs, err := s.traceRefs("o.trace IN (SELECT id FROM traces WHERE data IS NOT NULL)",
+		func(it *storedItem) bool { return it.traceStored && want(it.item.Build, it.id()) })
 	if err != nil {
 		return fmt.Errorf("read kept traces: %w", err)
 	}
