@@ -21,23 +21,27 @@ type outgoing struct {
 // into the message (the seq-th for item on the edge), lets the Emit seam
 // change it, and marshals it. A misroute slip (when dice are live) or the
 // route decision may change the next owner.
-func (r *runner) emit(k int, item string, result Result, seq int) (*outgoing, error) {
+func (r *runner) emit(k int, item string, result Result, seq int) (outgoing, error) {
 	es := &r.t.edges[k]
 	e := es.Edge()
 	name := r.t.names[r.t.from[k]][r.t.to[k]]
 	src := result
-	escalation, ref := EscalationNone, ""
+	// The envelope's strings are boxed once: the constants by the
+	// compiler, the result's own strings as the result holds them.
+	var escalation, ref any = EscalationNone, ""
 	if es.Source != "" {
 		src = jsontext.Object(result[es.Source])
 		if src == nil {
-			return nil, fmt.Errorf("emit %s: item %s: result has no %s", name, item, es.Source)
+			return outgoing{}, fmt.Errorf("emit %s: item %s: result has no %s", name, item, es.Source)
 		}
 	}
 	if es.Escalation {
-		if s := jsontext.Str(result["escalation"]); s != "" {
-			escalation = s
+		if v := result["escalation"]; jsontext.Str(v) != "" {
+			escalation = v
 		}
-		ref = jsontext.Str(result["escalation_ref"])
+		if v := result["escalation_ref"]; jsontext.Str(v) != "" {
+			ref = v
+		}
 	}
 	fields := r.t.views[es.Kind]
 	payload := make(map[string]any, len(fields))
@@ -66,7 +70,7 @@ func (r *runner) emit(k int, item string, result Result, seq int) (*outgoing, er
 	r.seams.Emit(e, msg)
 	r.cost.Emits++
 	raw := r.enc.Encode(msg)
-	return &outgoing{edge: e, item: item, msg: msg, raw: raw}, nil
+	return outgoing{edge: e, item: item, msg: msg, raw: raw}, nil
 }
 
 // wrongOwner picks the owner a misrouting emitter on edge k writes: an

@@ -55,8 +55,8 @@ func (t *transport) nextSeq(e Edge, item string) int {
 // owners.
 func (r *runner) send(ai int, item string, result Result) {
 	for _, k := range r.t.out[ai] {
-		if out := r.emitOn(ai, k, item, result); out != nil {
-			r.post(out)
+		if out, ok := r.emitOn(ai, k, item, result); ok {
+			r.post(&out)
 		}
 	}
 }
@@ -66,8 +66,8 @@ func (r *runner) send(ai int, item string, result Result) {
 // envelope names and kept in the runner's emitted, never delivered.
 func (r *runner) emitAlone(ai int, item string, result Result) {
 	for _, k := range r.t.out[ai] {
-		out := r.emitOn(ai, k, item, result)
-		if out == nil {
+		out, ok := r.emitOn(ai, k, item, result)
+		if !ok {
 			continue
 		}
 		var owners []Agent
@@ -85,24 +85,24 @@ func (r *runner) emitAlone(ai int, item string, result Result) {
 	}
 }
 
-// emitOn packages agent ai's result for item on its out edge k, or returns
-// nil when the edge is not taken (a Source the result lacks) or the
+// emitOn packages agent ai's result for item on its out edge k; ok is
+// false when the edge is not taken (a Source the result lacks) or the
 // emitter failed (an exception in the trace).
-func (r *runner) emitOn(ai, k int, item string, result Result) *outgoing {
+func (r *runner) emitOn(ai, k int, item string, result Result) (_ outgoing, ok bool) {
 	es := &r.t.edges[k]
 	if es.Source != "" && result[es.Source] == nil {
-		return nil
+		return outgoing{}, false
 	}
 	e := es.Edge()
 	out, err := r.emit(k, item, result, r.transport.nextSeq(e, item))
 	if err != nil {
 		r.event(Event{Kind: EventException, Agent: r.t.agents[ai], Item: item, Edge: r.t.name(e), Reason: err.Error()})
-		return nil
+		return outgoing{}, false
 	}
 	if r.rec != nil {
 		r.rec.emitted(r.t.agents[ai], item, e, out.raw)
 	}
-	return out
+	return out, true
 }
 
 // post hands a message to the transport: it reads the next owners from the

@@ -2,6 +2,7 @@ package jsontext
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"sync"
 	"unicode/utf16"
@@ -16,11 +17,11 @@ import (
 // hand-off is parsed, and encoding/json's reflection dominated a run's
 // cost.
 func DecodeObject(data []byte, keys *Keys) (map[string]any, error) {
-	scratch := decodeScratch.Get().(*[]entry)
-	d := decoder{data: data, ents: (*scratch)[:0], keys: keys}
+	scratch := decodeScratch.Get().(*decodeState)
+	d := decoder{data: data, ents: scratch.ents[:0], keys: keys, seen: &scratch.seen, nums: &scratch.nums}
 	defer func() {
 		clear(d.ents) // what an error left; objects read clear their own
-		*scratch = d.ents[:0]
+		scratch.ents = d.ents[:0]
 		decodeScratch.Put(scratch)
 	}()
 	d.space()
@@ -63,12 +64,65 @@ type decoder struct {
 	// an object's map is made at its final size once all are read.
 	ents []entry
 	keys *Keys
+	seen *seenStrings
+	nums *seenNumbers
 }
 
-// decodeScratch keeps the decoders' entry stacks between messages.
+// decodeState is what a decoder keeps between documents: its entry stack,
+// and the keys (outside any [Keys]), short string values and numbers it
+// allocated lately, which the documents of a sweep repeat: trace
+// payloads, results, tool arguments.
+type decodeState struct {
+	ents []entry
+	seen seenStrings
+	nums seenNumbers
+}
+
+// seenNumbers holds numbers read before, boxed, by a hash of their bits:
+// a boxed number is immutable, and amounts and counts recur.
+type seenNumbers [256]any
+
+// box returns f as a value, sharing the box of an equal number (bit for
+// bit) read before.
+func (s *seenNumbers) box(f float64) any {
+	bits := math.Float64bits(f)
+	slot := &s[(bits*0x9E3779B97F4A7C15)>>56]
+	if x, ok := (*slot).(float64); !ok || math.Float64bits(x) != bits {
+		*slot = f
+	}
+	return *slot
+}
+
+// maxSeenKey and maxSeenValue are the longest key and string value a
+// decoder shares with earlier ones: short values (states, codes, dates,
+// ids) recur, and a pooled decoder keeps no long strings alive.
+const (
+	maxSeenKey   = 64
+	maxSeenValue = 24
+)
+
+// seenStrings holds strings of keys (and short values) read before, by a
+// hash of their bytes; a newer string takes an older one's slot. Strings
+// are immutable, so any decode may share them.
+type seenStrings [512]string
+
+// intern returns b as a string, sharing the string of an equal one seen
+// before.
+func (s *seenStrings) intern(b []byte) string {
+	h := uint32(2166136261) // FNV-1a
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	slot := &s[h%uint32(len(s))]
+	if *slot != string(b) {
+		*slot = string(b)
+	}
+	return *slot
+}
+
+// decodeScratch keeps the decoders' state between messages.
 var decodeScratch = sync.Pool{New: func() any {
-	s := make([]entry, 0, 64)
-	return &s
+	return &decodeState{ents: make([]entry, 0, 64)}
 }}
 
 const maxJSONDepth = 10000
@@ -213,11 +267,16 @@ func (d *decoder) key() (string, error) {
 	for i := start; i < len(d.data); i++ {
 		c := d.data[i]
 		if c == '"' {
-			if k, ok := d.keys.lookup(d.data[start:i]); ok {
-				d.pos = i + 1
-				return k, nil
+			k, ok := d.keys.lookup(d.data[start:i])
+			switch {
+			case ok:
+			case i-start <= maxSeenKey: // plain ASCII: what the loop let through
+				k = d.seen.intern(d.data[start:i])
+			default:
+				k = string(d.data[start:i])
 			}
-			break
+			d.pos = i + 1
+			return k, nil
 		}
 		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
 			break
@@ -260,6 +319,9 @@ func (d *decoder) str() (string, error) {
 		if c == '"' {
 			if utf8.Valid(d.data[start:i]) {
 				d.pos = i + 1
+				if i-start <= maxSeenValue {
+					return d.seen.intern(d.data[start:i]), nil
+				}
 				return string(d.data[start:i]), nil
 			}
 			break
@@ -414,5 +476,5 @@ func (d *decoder) number() (any, error) {
 	if err != nil {
 		return nil, errors.New("json: cannot unmarshal number " + string(d.data[start:i]) + " into Go value of type float64")
 	}
-	return f, nil
+	return d.nums.box(f), nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -152,5 +153,70 @@ func TestClone(t *testing.T) {
 	}
 	if CloneObject(nil) != nil {
 		t.Error("CloneObject(nil) != nil")
+	}
+}
+
+// Keys and short strings a decoder has seen before are shared, never
+// confused: documents with more distinct ones than it remembers, read
+// twice, decode as encoding/json decodes them.
+func TestDecodeSeenKeys(t *testing.T) {
+	var docs [][]byte
+	for d := range 3 {
+		m := map[string]any{}
+		for i := range 600 {
+			var v any = float64(i)
+			if i%2 == 1 {
+				v = strconv.Itoa(i % 97) // short values recur too
+			}
+			m[string(rune('a'+d))+strconv.Itoa(i*7%601)] = v
+		}
+		b, err := json.Marshal(map[string]any{"outer": m, "list": []any{m, map[string]any{"a0": "x"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, b)
+	}
+	for round := range 2 {
+		for i, doc := range docs {
+			var want map[string]any
+			if err := json.Unmarshal(doc, &want); err != nil {
+				t.Fatal(err)
+			}
+			got, err := DecodeObject(doc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("round %d, document %d (-want +got):\n%s", round, i, diff)
+			}
+		}
+	}
+}
+
+// Numbers a decoder has seen before are shared bit for bit: 0 is not -0.
+func TestDecodeSeenNumbers(t *testing.T) {
+	for range 2 {
+		m, err := DecodeObject([]byte(`{"z":0,"n":-0,"f":1.5,"g":-1.5}`), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if z, n := m["z"].(float64), m["n"].(float64); math.Signbit(z) || !math.Signbit(n) {
+			t.Errorf("0 decoded as %v (sign %v), -0 as %v (sign %v)", z, math.Signbit(z), n, math.Signbit(n))
+		}
+		if m["f"] != 1.5 || m["g"] != -1.5 {
+			t.Errorf("got %v, %v, want 1.5, -1.5", m["f"], m["g"])
+		}
+	}
+}
+
+func BenchmarkDecodeObject(b *testing.B) {
+	doc := []byte(`{"edge":"intake->match","escalation":"none","escalation_ref":"","id":"m-inv-1-intake->match-1",` +
+		`"idempotency_key":"inv-1:invoice","item":"inv-1","kind":"invoice","next_owner":["match"],"payload":{"currency":"EUR",` +
+		`"due_date":"2026-02-01","email_id":"e-1","gross":119,"invoice_date":"2026-01-02","invoice_number":"INV-1",` +
+		`"lines":[{"qty":2,"sku":"a"}],"net":100,"tax":19},"schema_version":"1"}`)
+	for b.Loop() {
+		if _, err := DecodeObject(doc, nil); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -23,6 +23,29 @@ type Encoder struct {
 	// lossy is set when a value was written where encoding/json fails
 	// (a NaN or infinite number, a value it cannot encode).
 	lossy bool
+	// orders remembers, per number of keys, the key sets of the objects
+	// last written, sorted: hand-offs, payloads and tool arguments recur
+	// in a few shapes, and an object of a known shape is written by
+	// looking its keys up in order instead of sorting them.
+	orders [rememberedKeys][orderWays]*keyOrder
+}
+
+// rememberedKeys bounds the objects whose key order an Encoder remembers
+// (fewer keys than this), and orderWays the shapes per number of keys.
+const (
+	rememberedKeys = 16
+	orderWays      = 4
+)
+
+// keyOrder is one remembered key set, sorted, with each key as written.
+type keyOrder struct {
+	n      int
+	keys   [rememberedKeys - 1]string
+	ends   [rememberedKeys - 1]uint16 // where each key's part of quoted ends
+	quoted []byte                     // every key as written, each followed by ':'
+	// busy counts the objects being written in this order: an order is
+	// reused for another key set only when no object is.
+	busy int
 }
 
 // Appender is a value that writes its own JSON through an [Encoder],
@@ -136,11 +159,16 @@ func (e *Encoder) Object(b []byte, m map[string]any) []byte {
 	if m == nil {
 		return append(b, "null"...)
 	}
+	n := len(m)
+	if n > 1 && n < rememberedKeys {
+		if out, ok := e.knownObject(b, m); ok {
+			return out
+		}
+	}
 	start := len(e.keys)
 	for k, v := range m {
 		e.keys = append(e.keys, entry{key: k, val: v})
 	}
-	n := len(e.keys) - start
 	if n > smallObject {
 		return e.bigObject(b, start)
 	}
@@ -159,6 +187,9 @@ func (e *Encoder) Object(b []byte, m map[string]any) []byte {
 		}
 		prefix[j], order[j] = p, o
 	}
+	if n > 1 && n < rememberedKeys {
+		e.remember(start, order[:n])
+	}
 	b = append(b, '{')
 	for i := range n {
 		if i > 0 {
@@ -172,6 +203,73 @@ func (e *Encoder) Object(b []byte, m map[string]any) []byte {
 	clear(e.keys[start : start+n]) // drop references to the values
 	e.keys = e.keys[:start]
 	return append(b, '}')
+}
+
+// knownObject writes m when its keys are one of the remembered sets of
+// len(m) keys; ok is false (and nothing written) when they are none.
+func (e *Encoder) knownObject(b []byte, m map[string]any) (_ []byte, ok bool) {
+	ways := &e.orders[len(m)]
+	var vals [rememberedKeys]any
+	for w, o := range ways {
+		if o == nil || o.n != len(m) || !lookUp(m, o.keys[:o.n], &vals) {
+			continue
+		}
+		copy(ways[1:w+1], ways[:w]) // most recently used first
+		ways[0] = o
+		o.busy++
+		b = append(b, '{')
+		from := uint16(0)
+		for i, to := range o.ends[:o.n] {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, o.quoted[from:to]...)
+			from = to
+			b = e.Value(b, vals[i])
+			vals[i] = nil
+		}
+		o.busy--
+		return append(b, '}'), true
+	}
+	return b, false
+}
+
+// lookUp reads m's values under keys into vals; it is false when m lacks
+// one of them. With as many keys as m has, m then has exactly these.
+func lookUp(m map[string]any, keys []string, vals *[rememberedKeys]any) bool {
+	for i, k := range keys {
+		v, ok := m[k]
+		if !ok {
+			clear(vals[:i])
+			return false
+		}
+		vals[i] = v
+	}
+	return true
+}
+
+// remember records the sorted key set of the object whose entries are
+// e.keys[start:], in order, as the most recent of its size, in the place
+// of the least recent.
+func (e *Encoder) remember(start int, order []uint8) {
+	ways := &e.orders[len(order)]
+	o := ways[len(ways)-1]
+	if o == nil || o.busy > 0 {
+		o = new(keyOrder)
+	}
+	o.n, o.quoted = len(order), o.quoted[:0]
+	for i, j := range order {
+		k := e.keys[start+int(j)].key
+		o.keys[i] = k
+		o.quoted = append(AppendString(o.quoted, k, false), ':')
+		if len(o.quoted) > math.MaxUint16 {
+			o.n = 0 // keys too long to remember
+			return
+		}
+		o.ends[i] = uint16(len(o.quoted))
+	}
+	copy(ways[1:], ways[:len(ways)-1])
+	ways[0] = o
 }
 
 // smallObject is the most keys Object sorts on the stack.

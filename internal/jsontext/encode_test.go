@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -42,12 +43,68 @@ func TestObjectKeyOrder(t *testing.T) {
 			}
 			want = append(want, '}')
 			var e Encoder
-			if got := e.Encode(map[string]any{"outer": m, "a": m}); string(got) != `{"a":`+string(want)+`,"outer":`+string(want)+`}` {
-				t.Errorf("got  %s\nwant %s", got, want)
+			for range 2 { // sorted, then in the remembered order
+				if got := e.Encode(map[string]any{"outer": m, "a": m}); string(got) != `{"a":`+string(want)+`,"outer":`+string(want)+`}` {
+					t.Errorf("got  %s\nwant %s", got, want)
+				}
 			}
 			if got := stdMarshal(t, m); got != string(want) {
 				t.Errorf("encoding/json %s\nwant          %s", got, want)
 			}
 		})
+	}
+}
+
+// An Encoder remembers the key sets of the objects it wrote; objects with
+// as many keys but other keys are still written with their own, sorted,
+// however the shapes alternate.
+func TestObjectRememberedShapes(t *testing.T) {
+	shapes := []map[string]any{
+		{"a": 1, "b": 2, "c": 3},
+		{"a": 1, "b": 2, "d": 4},
+		{"x": "\u00e9\"", "b": 2, "a": 1},
+		{"a": 1, "c": 3, "b": map[string]any{"b": 2, "a": 1, "d": 4}},
+		{"c": 3, "b": 2},
+		{"b": 2, "c": 3, "d": 4},
+		{"b": 2, "c": 3, "e": 5},
+		{"b": 2, "c": 3, "f": 6},
+	}
+	var e Encoder
+	for round := range 3 {
+		for i := range shapes {
+			m := shapes[(i*(round+1))%len(shapes)]
+			if got, want := string(e.Encode(m)), stdMarshal(t, m); got != want {
+				t.Errorf("round %d: got %s, want %s", round, got, want)
+			}
+		}
+	}
+	// More shapes of one size than an Encoder remembers, one with keys
+	// too long to remember among them.
+	var seq []map[string]any
+	for i := range orderWays + 2 {
+		seq = append(seq, map[string]any{"a": i, strconv.Itoa(i): i})
+		if i == orderWays {
+			seq = append(seq, map[string]any{strings.Repeat("k", 1<<16): 1, "b": 2})
+		}
+	}
+	for _, m := range append(seq, seq...) {
+		if got, want := string(e.Encode(m)), stdMarshal(t, m); got != want {
+			t.Errorf("got %.40s, want %.40s", got, want)
+		}
+	}
+}
+
+func BenchmarkEncodeEnvelope(b *testing.B) {
+	payload := map[string]any{"invoice_number": "INV-1", "invoice_date": "2026-01-02", "email_id": "e-1", "due_date": "2026-02-01",
+		"gross": 119.0, "net": 100.0, "tax": 19.0, "lines": []any{map[string]any{"sku": "a", "qty": 2.0}}, "currency": "EUR"}
+	msg := map[string]any{
+		"id": "m-inv-1-intake->match-1", "edge": "intake->match", "kind": "invoice", "schema_version": "1",
+		"idempotency_key": "inv-1:invoice", "next_owner": []any{"match"}, "escalation": "none",
+		"escalation_ref": "", "item": "inv-1", "payload": payload,
+	}
+	e := GetEncoder()
+	defer PutEncoder(e)
+	for b.Loop() {
+		_ = e.Encode(msg)
 	}
 }
