@@ -225,11 +225,10 @@ type turnInput struct {
 	read  int
 }
 
-// turn has agent ai's core take one turn on item, records the result and
-// sends it on.
-func (r *runner) turn(ai int, item string, in turnInput) Result {
-	agent := r.t.agents[ai]
-	t := &Turn{Agent: agent, Item: item, Day: r.day, Input: in.input, Messages: in.msgs, Raw: in.raws, r: r}
+// begin makes agent ai's turn on item from in and makes it the runner's
+// current turn.
+func (r *runner) begin(ai int, item string, in turnInput) *Turn {
+	t := &Turn{Agent: r.t.agents[ai], Item: item, Day: r.day, Input: in.input, Messages: in.msgs, Raw: in.raws, r: r}
 	if in.raw != nil {
 		t.raw1[0] = in.raw
 		t.Raw = t.raw1[:]
@@ -240,6 +239,14 @@ func (r *runner) turn(ai int, item string, in turnInput) Result {
 	}
 	r.cur = t
 	r.read = in.read
+	return t
+}
+
+// turn has agent ai's core take one turn on item, records the result and
+// sends it on.
+func (r *runner) turn(ai int, item string, in turnInput) Result {
+	agent := r.t.agents[ai]
+	t := r.begin(ai, item, in)
 	if err := r.ctx.Err(); err != nil {
 		r.err = err
 		return nil

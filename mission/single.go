@@ -300,17 +300,7 @@ func (so *solo) stop(ai int, item string) {
 func (so *solo) play(ai int, item string, in turnInput) Result {
 	r := so.r
 	agent := r.t.agents[ai]
-	t := &Turn{Agent: agent, Item: item, Day: r.day, Input: in.input, Messages: in.msgs, Raw: in.raws, r: r}
-	if in.raw != nil {
-		t.raw1[0] = in.raw
-		t.Raw = t.raw1[:]
-	}
-	if in.msg != nil {
-		t.msg1[0] = in.msg
-		t.Messages = t.msg1[:]
-	}
-	r.cur = t
-	r.read = in.read
+	t := r.begin(ai, item, in)
 	core := r.core(ai)
 	res, err := core.Play(r.ctx, t)
 	if err != nil {

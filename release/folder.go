@@ -7,10 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
+
+	"github.com/baton-lab/baton/internal/folder"
 )
 
 // ErrHold and ErrInconclusive mark a release run whose verdict is not
@@ -46,23 +46,7 @@ func (r *Result) JSON() ([]byte, error) {
 // NewFolder makes a new run folder under out: <protocol>-<seed>-release,
 // then -2, -3, … when that exists.
 func NewFolder(out, protocol string, seed uint64) (string, error) {
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return "", fmt.Errorf("make run folder: %w", err)
-	}
-	base := filepath.Join(out, fmt.Sprintf("%s-%d-release", protocol, seed))
-	for i := 1; ; i++ {
-		dir := base
-		if i > 1 {
-			dir += "-" + strconv.Itoa(i)
-		}
-		err := os.Mkdir(dir, 0o755)
-		if err == nil {
-			return dir, nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return "", fmt.Errorf("make run folder: %w", err)
-		}
-	}
+	return folder.New(out, fmt.Sprintf("%s-%d-release", protocol, seed))
 }
 
 // Manifest says what produced a release run folder: the binary, Go, the

@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/baton-lab/baton/experiment"
+	"github.com/baton-lab/baton/internal/folder"
 	"github.com/baton-lab/baton/reports"
 )
 
@@ -107,21 +106,5 @@ func printMatched(g *globals, res *reports.Matched) {
 // matchedFolder makes a new folder under out for a comparison:
 // <protocol>-<seed>-matched, then -2, -3, ... if taken.
 func matchedFolder(out, protocol string, seed uint64) (string, error) {
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return "", fmt.Errorf("make matched folder: %w", err)
-	}
-	base := filepath.Join(out, protocol+"-"+strconv.FormatUint(seed, 10)+"-matched")
-	for i := 1; ; i++ {
-		dir := base
-		if i > 1 {
-			dir += "-" + strconv.Itoa(i)
-		}
-		err := os.Mkdir(dir, 0o755)
-		if err == nil {
-			return dir, nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return "", fmt.Errorf("make matched folder: %w", err)
-		}
-	}
+	return folder.New(out, protocol+"-"+strconv.FormatUint(seed, 10)+"-matched")
 }
