@@ -257,20 +257,32 @@ func clustered(cs []Cluster) (F4, int, CI) {
 	return f4(rate), m, ciOf(lo, hi)
 }
 
-// mutantDetectionRows computes detection and localisation per design ×
-// mutant.
-func mutantDetectionRows(designs []string, builds []BuildInfo, runs *suiteView) []MutantDetection {
+// designBuildRows makes one row per design × build, in that order, and
+// returns the index of a suite run's row.
+func designBuildRows[T any](designs []string, builds []BuildInfo, row func(string, BuildInfo) T) ([]T, func(*suiteRun) (int, bool)) {
 	type key struct{ design, build string }
-	idx := make(map[key]int)
-	var out []MutantDetection
+	idx := make(map[key]int, len(designs)*len(builds))
+	var out []T
 	for _, d := range designs {
 		for _, b := range builds {
 			idx[key{d, b.ID}] = len(out)
-			out = append(out, MutantDetection{Design: d, Build: b.ID, Class: b.Class})
+			out = append(out, row(d, b))
 		}
 	}
-	runs.each(func(r *suiteRun) {
+	return out, func(r *suiteRun) (int, bool) {
 		j, ok := idx[key{r.design, r.build.ID}]
+		return j, ok
+	}
+}
+
+// mutantDetectionRows computes detection and localisation per design ×
+// mutant.
+func mutantDetectionRows(designs []string, builds []BuildInfo, runs *suiteView) []MutantDetection {
+	out, row := designBuildRows(designs, builds, func(d string, b BuildInfo) MutantDetection {
+		return MutantDetection{Design: d, Build: b.ID, Class: b.Class}
+	})
+	runs.each(func(r *suiteRun) {
+		j, ok := row(r)
 		if !ok {
 			return
 		}

@@ -151,17 +151,11 @@ func (a *Aggregator) coveredBy(b id) []string {
 
 // mutantHarmRows computes the harmful view per design × mutant.
 func mutantHarmRows(designs []string, builds []BuildInfo, runs *suiteView) []MutantHarm {
-	type key struct{ design, build string }
-	idx := make(map[key]int)
-	var out []MutantHarm
-	for _, d := range designs {
-		for _, b := range builds {
-			idx[key{d, b.ID}] = len(out)
-			out = append(out, MutantHarm{Design: d, Build: b.ID, Class: b.Class})
-		}
-	}
+	out, row := designBuildRows(designs, builds, func(d string, b BuildInfo) MutantHarm {
+		return MutantHarm{Design: d, Build: b.ID, Class: b.Class}
+	})
 	runs.each(func(r *suiteRun) {
-		j, ok := idx[key{r.design, r.build.ID}]
+		j, ok := row(r)
 		if !ok {
 			return
 		}
