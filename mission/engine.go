@@ -133,6 +133,7 @@ type tables struct {
 	// of its redeliveries.
 	names, redeliver [][]string
 	views            map[string][]Field // per message kind, the fields a consumer reads
+	wire             [][]string         // per edge, its kind's view's field names sorted
 	keys             *jsontext.Keys     // every field name, shared by the decoder
 	edgeNames        *jsontext.Keys     // every edge name, shared by the edge reader
 	slipKinds        map[Slip]string    // "slip:" + slip
@@ -197,6 +198,7 @@ func compile(d Definition) *tables {
 		t.views[m.Kind] = m.Fields
 		add(m.Fields)
 	}
+	t.wire = wireOrder(t.edges, t.views)
 	t.keys = jsontext.NewKeys(names...)
 	t.edgeNames = jsontext.NewKeys(edgeNames...)
 	return t
@@ -415,6 +417,6 @@ func (e *engine) Parse(b Build, edge Edge, raw []byte) (*Handoff, error) {
 		return nil, fmt.Errorf("parse %s: no such edge", edge)
 	}
 	_, day := dayStart(nil)
-	msg, err := e.decoded.decode(raw, e.t.keys)
-	return e.t.parseDecoded(edge.To, edge, msg, err, b.hooks(), day)
+	d := e.decoded.decode(raw, e.t)
+	return e.t.parseDecoded(edge.To, edge, d.msg, d.err, b.hooks(), day)
 }

@@ -12,45 +12,56 @@ import (
 // parses under every build, and the messages an integrated run sends,
 // which most builds, seeds and trials leave alike. Decoding the bytes is a
 // pure function of them, so the mission remembers what the decoder read,
-// keyed by every byte, in a bounded memo safe for concurrent use, and
-// hands each parser its own deep copy: the Parse seam and the parser's
-// defaults change the message in place.
+// keyed by every byte, in a bounded memo safe for concurrent use. The
+// decoded message is shared by every parser of the same bytes: it is
+// copy-on-write ([Message]), so neither the Parse seam nor a parser
+// changes it.
 
 // decodeMemoMax bounds the memo; a full memo starts again.
 const decodeMemoMax = 1 << 10
 
 type decodeMemo struct {
 	mu sync.RWMutex
-	m  map[string]decodedMsg
+	m  map[string]*decodedMsg
 }
 
+// decodedMsg is what the decoder read of one wire message, immutable.
 type decodedMsg struct {
-	msg map[string]any
+	msg *Message // nil for JSON null or an error
 	err error
+	// edge is the envelope's edge as envelopeEdge reads it; edgeOK is
+	// its ok.
+	edge   Edge
+	edgeOK bool
 }
 
-// decode returns jsontext.DecodeObject(raw, keys), from the memo when it
-// holds raw; the map is the caller's own. A nil memo decodes every time.
-func (c *decodeMemo) decode(raw []byte, keys *jsontext.Keys) (map[string]any, error) {
+// decode returns what the decoder reads of raw, from the memo when it
+// holds raw. A nil memo decodes every time.
+func (c *decodeMemo) decode(raw []byte, t *tables) *decodedMsg {
 	if c == nil {
-		return jsontext.DecodeObject(raw, keys)
+		return t.decodeWire(raw)
 	}
 	c.mu.RLock()
 	d, ok := c.m[string(raw)]
 	c.mu.RUnlock()
 	if !ok {
-		d.msg, d.err = jsontext.DecodeObject(raw, keys)
+		d = t.decodeWire(raw)
 		c.mu.Lock()
 		if c.m == nil || len(c.m) >= decodeMemoMax {
-			c.m = make(map[string]decodedMsg)
+			c.m = make(map[string]*decodedMsg)
 		}
 		c.m[string(raw)] = d
 		c.mu.Unlock()
 	}
-	if d.err != nil || d.msg == nil {
-		return nil, d.err
-	}
-	return jsontext.CloneObject(d.msg), nil
+	return d
+}
+
+// decodeWire decodes raw and reads its envelope's edge.
+func (t *tables) decodeWire(raw []byte) *decodedMsg {
+	d := &decodedMsg{}
+	d.msg, d.err = decodeMessage(raw, t.keys)
+	d.edge, d.edgeOK = envelopeEdge(raw, t.edgeNames)
+	return d
 }
 
 // A core run alone on the clean build reads its input messages with the
@@ -110,10 +121,10 @@ func readingKey(agent Agent, day string, raw []byte) []byte {
 
 // readMessage reads raw with the clean parser.
 func (t *tables) readMessage(agent Agent, day string, raw []byte, enc *jsontext.Encoder) *reading {
-	msg, err := jsontext.DecodeObject(raw, t.keys)
-	e := t.inbound(agent, raw)
+	d := t.decodeWire(raw)
+	e := t.inbound(agent, d)
 	rd := &reading{edge: e, raw: string(raw)}
-	h, err := t.parseDecoded(agent, e, msg, err, NoSeams{}, day)
+	h, err := t.parseDecoded(agent, e, d.msg, d.err, NoSeams{}, day)
 	if err != nil {
 		return rd
 	}
@@ -147,9 +158,9 @@ func (r *runner) receive(agent Agent, raw []byte) (*Handoff, bool) {
 // receiveBuild reads one mocked incoming message with a mutated build's
 // parser, its Parse seam included.
 func (r *runner) receiveBuild(agent Agent, raw []byte) (*Handoff, bool) {
-	e := r.t.inbound(agent, raw)
-	msg, derr := r.decoded.decode(raw, r.t.keys)
-	h, err := r.t.parseDecoded(agent, e, msg, derr, r.seams, r.day)
+	d := r.decoded.decode(raw, r.t)
+	e := r.t.inbound(agent, d)
+	h, err := r.t.parseDecoded(agent, e, d.msg, d.err, r.seams, r.day)
 	if err != nil {
 		r.event(Event{Kind: EventDropped, Agent: agent, Edge: r.t.name(e), Raw: string(raw), Reason: "unreadable"})
 		return nil, false

@@ -70,12 +70,7 @@ func (r *runner) emitAlone(ai int, item string, result Result) {
 		if !ok {
 			continue
 		}
-		var owners []Agent
-		for _, o := range listOwners(out.msg["next_owner"]) {
-			if s, ok := o.(string); ok {
-				owners = append(owners, Agent(s))
-			}
-		}
+		owners := out.nextOwners()
 		name := r.t.name(out.edge)
 		r.event(Event{Kind: EventSent, Agent: out.edge.From, Item: item, Edge: name, Raw: string(out.raw), To: owners})
 		if r.emitted == nil {
@@ -105,18 +100,24 @@ func (r *runner) emitOn(ai, k int, item string, result Result) (_ outgoing, ok b
 	return out, true
 }
 
+// nextOwners reads the owners the envelope names.
+func (out *outgoing) nextOwners() []Agent {
+	v, _ := out.msg.Get("next_owner")
+	var owners []Agent
+	for _, o := range listOwners(v) {
+		if s, ok := o.(string); ok {
+			owners = append(owners, Agent(s))
+		}
+	}
+	return owners
+}
+
 // post hands a message to the transport: it reads the next owners from the
 // envelope, lets the Route seam change them, and queues one delivery per
 // owner (two when a redelivery fault fires).
 func (r *runner) post(out *outgoing) {
 	e := out.edge
-	var owners []Agent
-	for _, o := range listOwners(out.msg["next_owner"]) {
-		if s, ok := o.(string); ok {
-			owners = append(owners, Agent(s))
-		}
-	}
-	owners = r.seams.Route(e, owners)
+	owners := r.seams.Route(e, out.nextOwners())
 	raw := string(out.raw)
 	name := r.t.name(e)
 	r.event(Event{Kind: EventSent, Agent: e.From, Item: out.item, Edge: name, Raw: raw, To: owners})
@@ -124,7 +125,8 @@ func (r *runner) post(out *outgoing) {
 		r.event(Event{Kind: EventDropped, Agent: e.From, Item: out.item, Edge: name, Raw: raw, Reason: "no_owner"})
 		return
 	}
-	key := jsontext.Str(out.msg["idempotency_key"])
+	v, _ := out.msg.Get("idempotency_key")
+	key := jsontext.Str(v)
 	copies := 1
 	if r.redeliver > 0 && r.dice.Chance(r.redeliver, string(e.From), r.t.redeliverKind(e), out.item, 0) {
 		copies = 2
@@ -197,8 +199,8 @@ func (r *runner) deliver(d delivery) {
 	}
 	t.delivered++
 	r.cost.Parses++
-	msg, derr := r.decoded.decode(d.raw, r.t.keys)
-	h, err := r.t.parseDecoded(d.to, edge, msg, derr, r.seams, r.day)
+	m := r.decoded.decode(d.raw, r.t)
+	h, err := r.t.parseDecoded(d.to, edge, m.msg, m.err, r.seams, r.day)
 	if err != nil {
 		r.event(Event{Kind: EventDropped, Agent: d.to, Item: d.item, Edge: es, Raw: raw, Reason: "unreadable"})
 		return

@@ -1,0 +1,184 @@
+package mission
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func mustMessage(tb testing.TB, raw string) *Message {
+	tb.Helper()
+	m, err := DecodeMessage([]byte(raw))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
+func mustJSON(tb testing.TB, m *Message) []byte {
+	tb.Helper()
+	b, err := m.MarshalJSON()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// stdEncode is encoding/json's encoding of v, HTML escaping off.
+func stdEncode(tb testing.TB, v any) string {
+	tb.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		tb.Fatal(err)
+	}
+	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}
+
+// checkAgainstStd decodes raw as a message and as encoding/json decodes
+// it into a map: both accept or refuse it, the message encodes as the map
+// does, and reads back as the map (plainValue).
+func checkAgainstStd(t *testing.T, raw []byte) {
+	t.Helper()
+	var want map[string]any
+	stdErr := json.Unmarshal(raw, &want)
+	m, err := DecodeMessage(raw)
+	if (err != nil) != (stdErr != nil) {
+		t.Fatalf("DecodeMessage(%q) error = %v, encoding/json's = %v", raw, err, stdErr)
+	}
+	if err != nil {
+		return
+	}
+	if want == nil {
+		if m != nil {
+			t.Fatalf("DecodeMessage(%q) = %v, want nil", raw, m)
+		}
+		return
+	}
+	if got, w := string(mustJSON(t, m)), stdEncode(t, want); got != w {
+		t.Fatalf("DecodeMessage(%q) encodes as %s, encoding/json %s", raw, got, w)
+	}
+	if d := cmp.Diff(any(want), plainValue(m)); d != "" {
+		t.Fatalf("DecodeMessage(%q) reads back (-want +got):\n%s", raw, d)
+	}
+	// A message built from the map the way the emitter copies a result
+	// encodes as the map does.
+	if got, w := string(mustJSON(t, messageOf(want))), stdEncode(t, want); got != w {
+		t.Fatalf("messageOf(%q) encodes as %s, encoding/json %s", raw, got, w)
+	}
+}
+
+func TestMessageMatchesStd(t *testing.T) {
+	for _, raw := range []string{
+		`{}`, `null`, `[]`, `"x"`, `{"a":1,}`, `{"a"}`,
+		`{"b":1,"a":2}`,
+		`{"a":1,"a":2}`,
+		`{"z":{"y":1,"x":[{"q":1,"p":null}],"y":3},"a":"\u00e9\u2028<&>"}`,
+		`{"A":1,"a":2,"é":3,"e":4,"":5}`,
+		` { "payload" : { "amount" : 1.50e2 , "lines" : [ ] } } `,
+		`{"a":{},"b":[[],{}],"c":true,"d":false,"e":-0,"f":1e400}`,
+		`{"dup":{"x":1},"dup":{"y":2}}`,
+	} {
+		checkAgainstStd(t, []byte(raw))
+	}
+}
+
+func FuzzMessage(f *testing.F) {
+	for _, s := range []string{
+		`{"b":1,"a":2,"a":3}`,
+		`{"edge":"a->b","payload":{"x":"\ud800","lines":[{"n":1},{"n":2,"n":3}]}}`,
+		`{"k":"\"\\\/\b\f\n\r\t","z":[1,2.5,-3e-7,true,null]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { checkAgainstStd(t, raw) })
+}
+
+// TestMessageCopyOnWrite: a change to a clone or to an object Object
+// hands out leaves the original (and the decoded message other parsers
+// share) as it was, and shows in the message changed.
+func TestMessageCopyOnWrite(t *testing.T) {
+	const orig = `{"escalation":"requested","next_owner":["b"],"payload":{"amount":10,"date":"2026-01-02"}}`
+	for _, tc := range []struct {
+		name   string
+		change func(m *Message)
+		want   string
+	}{
+		{"set the envelope", func(m *Message) { m.Set("escalation", "escalated") },
+			`{"escalation":"escalated","next_owner":["b"],"payload":{"amount":10,"date":"2026-01-02"}}`},
+		{"add a field", func(m *Message) { m.Set("escalation_ref", "") },
+			`{"escalation":"requested","escalation_ref":"","next_owner":["b"],"payload":{"amount":10,"date":"2026-01-02"}}`},
+		{"delete a payload field", func(m *Message) { m.Object("payload").Delete("amount") },
+			`{"escalation":"requested","next_owner":["b"],"payload":{"date":"2026-01-02"}}`},
+		{"rename a payload field", func(m *Message) {
+			p := m.Object("payload")
+			v, _ := p.Get("amount")
+			p.Set("total", v)
+			p.Delete("amount")
+		}, `{"escalation":"requested","next_owner":["b"],"payload":{"date":"2026-01-02","total":10}}`},
+		{"two changes through Object", func(m *Message) {
+			m.Object("payload").Set("amount", 1000.0)
+			m.Object("payload").Set("a", "first")
+		}, `{"escalation":"requested","next_owner":["b"],"payload":{"a":"first","amount":1000,"date":"2026-01-02"}}`},
+		{"change after a clone", func(m *Message) {
+			p := m.Object("payload")
+			p.Set("amount", 1.0)
+			_ = m.Clone()
+			m.Object("payload").Set("amount", 2.0)
+		}, `{"escalation":"requested","next_owner":["b"],"payload":{"amount":2,"date":"2026-01-02"}}`},
+		{"delete what is not there", func(m *Message) { m.Delete("nope"); m.Object("payload").Delete("nope") }, orig},
+		{"Object of a non-object", func(m *Message) {
+			if m.Object("next_owner") != nil || m.Object("nope") != nil {
+				t.Error("Object of a list or a missing key is not nil")
+			}
+		}, orig},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			shared := mustMessage(t, orig)
+			view := &Message{fields: shared.fields} // as a parser gets the decoded message
+			cl := view.Clone()
+			tc.change(view)
+			if d := cmp.Diff(tc.want, string(mustJSON(t, view))); d != "" {
+				t.Errorf("changed message (-want +got):\n%s", d)
+			}
+			for name, m := range map[string]*Message{"shared": shared, "clone": cl} {
+				if d := cmp.Diff(orig, string(mustJSON(t, m))); d != "" {
+					t.Errorf("%s message changed (-want +got):\n%s", name, d)
+				}
+			}
+			if got, want := view.Equal(shared), tc.want == orig; got != want {
+				t.Errorf("Equal = %v, want %v", got, want)
+			}
+			// The other way round: the clone changed, the view not.
+			cl2 := shared.Clone()
+			tc.change(cl2)
+			if d := cmp.Diff(orig, string(mustJSON(t, shared))); d != "" {
+				t.Errorf("shared message changed by its clone (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestMessageGetAll(t *testing.T) {
+	m := mustMessage(t, `{"c":3,"a":1,"b":{"x":true}}`)
+	var keys []string
+	for k := range m.All() {
+		keys = append(keys, k)
+	}
+	if d := cmp.Diff([]string{"a", "b", "c"}, keys); d != "" {
+		t.Errorf("All keys (-want +got):\n%s", d)
+	}
+	if v, ok := m.Get("b"); !ok || v.(*Message).Len() != 1 {
+		t.Errorf("Get(b) = %v, %v", v, ok)
+	}
+	if _, ok := m.Get("d"); ok {
+		t.Error("Get(d) found a field")
+	}
+	var nilMsg *Message
+	if _, ok := nilMsg.Get("a"); ok || nilMsg.Len() != 0 {
+		t.Error("a nil message has fields")
+	}
+}
