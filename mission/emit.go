@@ -3,6 +3,7 @@ package mission
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"strconv"
 
 	"github.com/baton-lab/baton/internal/jsontext"
@@ -78,18 +79,29 @@ func (r *runner) emit(k int, item string, result Result, seq int) (outgoing, err
 	return outgoing{edge: e, item: item, msg: msg, raw: raw}, nil
 }
 
-// wireOrder returns per edge the names of its kind's view's fields in
-// the order encoding/json writes a map's keys.
-func wireOrder(edges []EdgeSpec, views map[string][]Field) [][]string {
-	out := make([][]string, len(edges))
-	for k, es := range edges {
-		for _, f := range views[es.Kind] {
-			out[k] = append(out[k], f.Name)
+// orderViews sorts each view once, in the order encoding/json writes a
+// map's keys: per kind the indexes of its fields (t.keyOrder, for the
+// parser), per edge the names of its kind's fields (t.wire, for the
+// emitter).
+func (t *tables) orderViews() {
+	t.keyOrder = make(map[string][]int, len(t.views))
+	for kind, fs := range t.views {
+		order := make([]int, len(fs))
+		for i := range order {
+			order[i] = i
 		}
-		slices.Sort(out[k])
-		out[k] = slices.Compact(out[k])
+		slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(fs[a].Name, fs[b].Name) })
+		t.keyOrder[kind] = order
 	}
-	return out
+	t.wire = make([][]string, len(t.edges))
+	for k, es := range t.edges {
+		fs := t.views[es.Kind]
+		for _, i := range t.keyOrder[es.Kind] {
+			if n := len(t.wire[k]); n == 0 || t.wire[k][n-1] != fs[i].Name {
+				t.wire[k] = append(t.wire[k], fs[i].Name)
+			}
+		}
+	}
 }
 
 // wrongOwner picks the owner a misrouting emitter on edge k writes: an

@@ -134,6 +134,7 @@ type tables struct {
 	names, redeliver [][]string
 	views            map[string][]Field // per message kind, the fields a consumer reads
 	wire             [][]string         // per edge, its kind's view's field names sorted
+	keyOrder         map[string][]int   // per message kind, its view's indexes in key order
 	keys             *jsontext.Keys     // every field name, shared by the decoder
 	edgeNames        *jsontext.Keys     // every edge name, shared by the edge reader
 	slipKinds        map[Slip]string    // "slip:" + slip
@@ -198,7 +199,7 @@ func compile(d Definition) *tables {
 		t.views[m.Kind] = m.Fields
 		add(m.Fields)
 	}
-	t.wire = wireOrder(t.edges, t.views)
+	t.orderViews()
 	t.keys = jsontext.NewKeys(names...)
 	t.edgeNames = jsontext.NewKeys(edgeNames...)
 	return t

@@ -186,6 +186,24 @@ func (m *Message) find(key string) (int, bool) {
 	return lo, lo < len(m.fields) && m.fields[lo].Key == key
 }
 
+// lookUp sets at[i] to where specs[i]'s field is among m's (-1: not
+// there), walking both in key order (order is specs' indexes in it), and
+// returns at.
+func (m *Message) lookUp(specs []Field, order []int, at []int) []int {
+	j, n := 0, m.Len()
+	for _, i := range order {
+		name := specs[i].Name
+		for j < n && m.fields[j].Key < name {
+			j++
+		}
+		at[i] = -1
+		if j < n && m.fields[j].Key == name {
+			at[i] = j
+		}
+	}
+	return at
+}
+
 // Get returns the value under key; ok is false when m has no such field.
 // An object is a *Message, to read only: change it through
 // [Message.Object].

@@ -182,3 +182,79 @@ func TestMessageGetAll(t *testing.T) {
 		t.Error("a nil message has fields")
 	}
 }
+
+// readPayloadMap is the parser's reading before messages: it rewrites a
+// decoded map in place, in the view's order (so a date defaulting from a
+// field the view reads first sees that field as read).
+func readPayloadMap(specs []Field, payload map[string]any, day string) map[string]any {
+	out := payload
+	if out == nil {
+		out = make(map[string]any, len(specs))
+	}
+	for i := range specs {
+		f := &specs[i]
+		v, present := payload[f.Name]
+		if read, keep := readField(f, v, present, payload[f.DefaultFrom], day); !keep {
+			out[f.Name] = read
+		}
+	}
+	for k := range out {
+		if !inView(specs, k) {
+			delete(out, k)
+		}
+	}
+	return out
+}
+
+// testView has every field type, a date defaulting from a date read
+// before it and one from a date read after it, and a name twice.
+var testView = []Field{
+	{Name: "sent", Type: FieldDate, DefaultDays: 1},
+	{Name: "due", Type: FieldDate, DefaultDays: 30, DefaultFrom: "sent"},
+	{Name: "paid", Type: FieldDate, DefaultDays: 2, DefaultFrom: "zdate"},
+	{Name: "zdate", Type: FieldDate},
+	{Name: "currency", Type: FieldString, Default: "EUR"},
+	{Name: "amount", Type: FieldNumber},
+	{Name: "urgent", Type: FieldBool},
+	{Name: "flags", Type: FieldStrings},
+	{Name: "lines", Type: FieldObjects, Fields: []Field{{Name: "sku"}, {Name: "qty", Type: FieldNumber}, {Name: "gift", Type: FieldBool}}},
+	{Name: "amount", Type: FieldNumber},
+}
+
+// checkReadPayload: reading a decoded message gives what reading the
+// decoded map in place gave.
+func checkReadPayload(t *testing.T, raw []byte) {
+	t.Helper()
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return
+	}
+	msg, err := DecodeMessage(raw)
+	if err != nil {
+		t.Fatalf("DecodeMessage(%q): %v", raw, err)
+	}
+	tb := &tables{views: map[string][]Field{"k": testView}}
+	tb.orderViews()
+	want := readPayloadMap(testView, m, "2026-03-04")
+	got := readPayload(testView, tb.keyOrder["k"], msg, "2026-03-04")
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("readPayload(%s) (-want +got):\n%s", raw, d)
+	}
+}
+
+func TestReadPayloadAsBefore(t *testing.T) {
+	for _, raw := range []string{
+		`{}`, `null`,
+		`{"sent":"2026-01-02","due":"bad","paid":"","zdate":"03/04/2026","extra":1}`,
+		`{"sent":"x","due":null,"amount":"1.234,5","currency":7,"urgent":"true","flags":["a",1,"b"]}`,
+		`{"lines":[{"sku":"a","qty":2,"gift":false},{"sku":1},[],"x"],"flags":"a","currency":""}`,
+		`{"lines":[{"sku":"a","qty":2,"gift":false}],"flags":[],"amount":5,"urgent":false}`,
+	} {
+		checkReadPayload(t, []byte(raw))
+	}
+}
+
+func FuzzReadPayload(f *testing.F) {
+	f.Add([]byte(`{"sent":"02/01/2026","due":"","lines":[{"qty":"3"}],"amount":true}`))
+	f.Fuzz(func(t *testing.T, raw []byte) { checkReadPayload(t, raw) })
+}

@@ -100,7 +100,8 @@ func (t *tables) parseDecoded(consumer Agent, e Edge, msg *Message, err error, s
 	if h.Escalation == "" {
 		h.Escalation = EscalationNone
 	}
-	h.Payload = readPayload(t.views[t.viewKind(consumer, h.Kind)], payload, day)
+	kind := t.viewKind(consumer, h.Kind)
+	h.Payload = readPayload(t.views[kind], t.keyOrder[kind], payload, day)
 	if h.Item == "" && t.itemField != "" {
 		h.Item = jsontext.Str(h.Payload[t.itemField])
 	}
@@ -118,14 +119,25 @@ func readEscalation(v any) string {
 // readPayload reads the fields of a view from payload (nil for none) into
 // a map of the parser's own, applying defaults: every field of the view
 // gets its read value, other fields are dropped. A date's default reads
-// its DefaultFrom field as read when the view reads that field first.
-func readPayload(specs []Field, payload *Message, day string) map[string]any {
+// its DefaultFrom field as read when the view reads that field first
+// (and nothing when there is no payload), as the parser always has.
+func readPayload(specs []Field, order []int, payload *Message, day string) map[string]any {
+	var buf [32]int
+	at := buf[:0]
+	if len(specs) > len(buf) {
+		at = make([]int, 0, len(specs))
+	}
+	at = payload.lookUp(specs, order, at[:len(specs)])
 	out := make(map[string]any, len(specs))
 	for i := range specs {
 		f := &specs[i]
-		v, present := payload.Get(f.Name)
+		var v any
+		present := at[i] >= 0
+		if present {
+			v = payload.fields[at[i]].Value
+		}
 		var from any
-		if f.Type == FieldDate && f.DefaultFrom != "" {
+		if f.Type == FieldDate && f.DefaultFrom != "" && payload != nil {
 			var ok bool
 			if from, ok = out[f.DefaultFrom]; !ok {
 				from, _ = payload.Get(f.DefaultFrom)
