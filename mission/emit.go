@@ -3,8 +3,8 @@ package mission
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"strconv"
+	"strings"
 
 	"github.com/baton-lab/baton/internal/jsontext"
 )
