@@ -326,11 +326,23 @@ func (m *Message) AppendJSONValue(e *jsontext.Encoder, b []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = jsontext.AppendString(b, f.Key, false)
-		b = append(b, ':')
+		b = appendKey(b, f.Key)
 		b = e.Value(b, f.Value)
 	}
 	return append(b, '}')
+}
+
+// appendKey writes an object key and its colon: a key of plain ASCII (a
+// field name) as it is, any other escaped as encoding/json escapes it.
+func appendKey(b []byte, k string) []byte {
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return append(jsontext.AppendString(b, k, false), ':')
+		}
+	}
+	b = append(b, '"')
+	b = append(b, k...)
+	return append(b, '"', ':')
 }
 
 // MarshalJSON writes m as encoding/json writes the map it stands for.

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/baton-lab/baton/internal/jsontext"
 )
 
 func mustMessage(tb testing.TB, raw string) *Message {
@@ -81,6 +83,7 @@ func TestMessageMatchesStd(t *testing.T) {
 		` { "payload" : { "amount" : 1.50e2 , "lines" : [ ] } } `,
 		`{"a":{},"b":[[],{}],"c":true,"d":false,"e":-0,"f":1e400}`,
 		`{"dup":{"x":1},"dup":{"y":2}}`,
+		`{"k\"\u0001\u007f\u2028":1,"\\":{"<>&":2}}`,
 	} {
 		checkAgainstStd(t, []byte(raw))
 	}
@@ -257,4 +260,29 @@ func TestReadPayloadAsBefore(t *testing.T) {
 func FuzzReadPayload(f *testing.F) {
 	f.Add([]byte(`{"sent":"02/01/2026","due":"","lines":[{"qty":"3"}],"amount":true}`))
 	f.Fuzz(func(t *testing.T, raw []byte) { checkReadPayload(t, raw) })
+}
+
+// benchEnvelope is the document of jsontext's BenchmarkEncodeEnvelope and
+// BenchmarkDecodeObject, for comparing a message with a map.
+const benchEnvelope = `{"edge":"intake->match","escalation":"none","escalation_ref":"","id":"m-inv-1-intake->match-1",` +
+	`"idempotency_key":"inv-1:invoice","item":"inv-1","kind":"invoice","next_owner":["match"],"payload":{"currency":"EUR",` +
+	`"due_date":"2026-02-01","email_id":"e-1","gross":119,"invoice_date":"2026-01-02","invoice_number":"INV-1",` +
+	`"lines":[{"qty":2,"sku":"a"}],"net":100,"tax":19},"schema_version":"1"}`
+
+func BenchmarkMessageEncode(b *testing.B) {
+	m := mustMessage(b, benchEnvelope)
+	e := jsontext.GetEncoder()
+	defer jsontext.PutEncoder(e)
+	for b.Loop() {
+		_ = e.Encode(m)
+	}
+}
+
+func BenchmarkMessageDecode(b *testing.B) {
+	doc := []byte(benchEnvelope)
+	for b.Loop() {
+		if _, err := decodeMessage(doc, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
