@@ -93,7 +93,8 @@ type readingMemo struct {
 
 // read returns the clean parser's reading of raw received by agent on day.
 func (c *readingMemo) read(t *tables, agent Agent, day string, raw []byte, enc *jsontext.Encoder) *reading {
-	key := readingKey(agent, day, raw)
+	var buf [1 << 10]byte // a typical hand-off's key, on the stack
+	key := readingKey(buf[:0], agent, day, raw)
 	c.mu.RLock()
 	rd, ok := c.m[string(key)]
 	c.mu.RUnlock()
@@ -110,8 +111,7 @@ func (c *readingMemo) read(t *tables, agent Agent, day string, raw []byte, enc *
 	return rd
 }
 
-func readingKey(agent Agent, day string, raw []byte) []byte {
-	k := make([]byte, 0, len(agent)+len(day)+len(raw)+2)
+func readingKey(k []byte, agent Agent, day string, raw []byte) []byte {
 	k = append(k, agent...)
 	k = append(k, 0)
 	k = append(k, day...)
@@ -133,18 +133,56 @@ func (t *tables) readMessage(agent Agent, day string, raw []byte, enc *jsontext.
 	return rd
 }
 
+// parsePlaces is where a build's Parse seam may act: nowhere for the
+// clean mission's seams, at the edges a [Placed] seam lists for
+// HookParse, anywhere for other seams (a probe's among them: it observes
+// every call).
+type parsePlaces struct {
+	known, anywhere bool
+	edges           []Edge
+}
+
+// cleanParse reports whether the build's parser on e is the clean one: its
+// Parse seam leaves every message on e as it is and reaches nothing there.
+// A clean parser's reading is a pure function of the consumer, the day
+// and the bytes, which the engine remembers (readingMemo).
+func (r *runner) cleanParse(e Edge) bool {
+	p := &r.parsers
+	if !p.known {
+		p.known = true
+		switch s := r.seams.(type) {
+		case NoSeams:
+		case Placed:
+			for _, at := range s.Places() {
+				if at.Hook == HookParse {
+					p.edges = append(p.edges, at.Edge)
+				}
+			}
+		default:
+			p.anywhere = true
+		}
+	}
+	return !p.anywhere && !slices.Contains(p.edges, e)
+}
+
+// reading returns the clean parser's reading of raw received by agent.
+func (r *runner) reading(agent Agent, raw []byte) *reading {
+	if r.readings == nil && r.e != nil {
+		r.readings = &r.e.readings
+	}
+	if r.readings != nil {
+		return r.readings.read(r.t, agent, r.day, raw, r.enc)
+	}
+	return r.t.readMessage(agent, r.day, raw, r.enc)
+}
+
 // receive reads one mocked incoming message with the build's parser and
 // records it in the trace.
 func (r *runner) receive(agent Agent, raw []byte) (*Handoff, bool) {
 	r.cost.Parses++
-	if _, clean := r.seams.(NoSeams); !clean {
+	rd := r.reading(agent, raw)
+	if !r.cleanParse(rd.edge) {
 		return r.receiveBuild(agent, raw)
-	}
-	var rd *reading
-	if r.readings != nil {
-		rd = r.readings.read(r.t, agent, r.day, raw, r.enc)
-	} else {
-		rd = r.t.readMessage(agent, r.day, raw, r.enc)
 	}
 	if rd.h == nil {
 		r.event(Event{Kind: EventDropped, Agent: agent, Edge: r.t.name(rd.edge), Raw: rd.raw, Reason: "unreadable"})
@@ -156,7 +194,7 @@ func (r *runner) receive(agent Agent, raw []byte) (*Handoff, bool) {
 }
 
 // receiveBuild reads one mocked incoming message with a mutated build's
-// parser, its Parse seam included.
+// parser, its Parse seam included, where it may act.
 func (r *runner) receiveBuild(agent Agent, raw []byte) (*Handoff, bool) {
 	d := r.decoded.decode(raw, r.t)
 	e := r.t.inbound(agent, d)

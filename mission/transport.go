@@ -158,6 +158,25 @@ func (r *runner) drain() {
 	t.head = 0
 }
 
+// parse reads a message delivered to agent on e with the build's parser:
+// the parsed hand-off (nil: unreadable) and its JSON for the trace. Where
+// the parser is the clean one, the reading is the engine's.
+func (r *runner) parse(agent Agent, e Edge, raw []byte) (*Handoff, []byte) {
+	if r.cleanParse(e) {
+		rd := r.reading(agent, raw)
+		if rd.h == nil {
+			return nil, nil
+		}
+		return rd.h.clone(), rd.parsed
+	}
+	m := r.decoded.decode(raw, r.t)
+	h, err := r.t.parseDecoded(agent, e, m.msg, m.err, r.seams, r.day)
+	if err != nil {
+		return nil, nil
+	}
+	return h, r.marshal(h)
+}
+
 // collects reports whether agent a gathers its messages for the end of
 // the day.
 func (r *runner) collects(a Agent) bool {
@@ -199,13 +218,12 @@ func (r *runner) deliver(d delivery) {
 	}
 	t.delivered++
 	r.cost.Parses++
-	m := r.decoded.decode(d.raw, r.t)
-	h, err := r.t.parseDecoded(d.to, edge, m.msg, m.err, r.seams, r.day)
-	if err != nil {
+	h, parsed := r.parse(d.to, edge, d.raw)
+	if h == nil {
 		r.event(Event{Kind: EventDropped, Agent: d.to, Item: d.item, Edge: es, Raw: raw, Reason: "unreadable"})
 		return
 	}
-	r.event(Event{Kind: EventReceived, Agent: d.to, Item: h.Item, Edge: es, Raw: raw, Parsed: r.marshal(h)})
+	r.event(Event{Kind: EventReceived, Agent: d.to, Item: h.Item, Edge: es, Raw: raw, Parsed: parsed})
 	if r.t.collect[to] {
 		b := r.box(to)
 		b.msgs, b.raws = append(b.msgs, h), append(b.raws, d.raw)
