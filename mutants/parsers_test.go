@@ -2,6 +2,7 @@ package mutants
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -17,7 +18,8 @@ type hidden struct{ mission.Seams }
 
 // TestPlacedParsersAsTheirOwn: the engine reads a message with the clean
 // parser's remembered reading wherever a mutant's seams are not placed at
-// the parser (every mutant but the consumer-side escalation ones); each
+// the parser (every mutant but the consumer-side escalation ones). For the
+// catalogue and every tenth mutant of the generated space, each
 // integrated run and each core run alone on a golden input is then what
 // it is when every message goes through the mutant's own parser, trace,
 // end state and reach count alike.
@@ -32,7 +34,10 @@ func TestPlacedParsersAsTheirOwn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		all = append(append([]*Mutant(nil), all...), space.Mutants...)
+		all = slices.Clone(all)
+		for i := 0; i < len(space.Mutants); i += 10 { // a spread over every operator's sites
+			all = append(all, space.Mutants[i])
+		}
 	}
 	s := newSuite(t)
 	ctx := context.Background()
