@@ -14,7 +14,8 @@ import (
 // a map's (sorted byte for byte, each key once). Every object inside it
 // (the payload, the objects of a list) is a *Message too; other values are
 // decoded JSON values (string, float64, bool, nil, []any), or what a core
-// put in its result.
+// put in its result. A seam may set any value encoding/json writes (a
+// map[string]any among them); the wire bytes are its encoding.
 //
 // A message is copy-on-write: the decoder's messages are shared by every
 // parser that reads the same wire bytes, and [Message.Clone] shares
