@@ -102,11 +102,13 @@ func (c *readingMemo) read(t *tables, agent Agent, day string, raw []byte, enc *
 		return rd
 	}
 	rd = t.readMessage(agent, day, raw, enc)
+	ks := string(key)
+	rd.raw = ks[len(ks)-len(raw):] // the key's copy of the bytes, not a second one
 	c.mu.Lock()
 	if c.m == nil || len(c.m) >= readingMemoMax {
 		c.m = make(map[string]*reading)
 	}
-	c.m[string(key)] = rd
+	c.m[ks] = rd
 	c.mu.Unlock()
 	return rd
 }
