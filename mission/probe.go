@@ -194,11 +194,15 @@ func (s probeSeams) RetryKey(agent Agent, tool, item, key string, attempt int) s
 }
 
 func (s probeSeams) Emit(e Edge, msg *Message) {
-	s.p.ask(Place{Hook: HookEmit, Edge: e}, func(c Seams) bool { return changesMessage(msg, func(cp *Message) { c.Emit(e, cp) }) })
+	s.p.ask(Place{Hook: HookEmit, Edge: e}, func(c Seams) bool {
+		return changesMessage(msg, func(cp *Message) { c.Emit(e, cp) })
+	})
 }
 
 func (s probeSeams) Parse(e Edge, msg *Message) {
-	s.p.ask(Place{Hook: HookParse, Edge: e}, func(c Seams) bool { return changesMessage(msg, func(cp *Message) { c.Parse(e, cp) }) })
+	s.p.ask(Place{Hook: HookParse, Edge: e}, func(c Seams) bool {
+		return changesMessage(msg, func(cp *Message) { c.Parse(e, cp) })
+	})
 }
 
 // changesMessage reports whether hook changes msg: it acts on a
