@@ -209,6 +209,15 @@ func readPayloadMap(specs []Field, payload map[string]any, day string) map[strin
 	return out
 }
 
+func inView(specs []Field, name string) bool {
+	for i := range specs {
+		if specs[i].Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // testView has every field type, a date defaulting from a date read
 // before it and one from a date read after it, and a name twice.
 var testView = []Field{

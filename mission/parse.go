@@ -267,15 +267,6 @@ func objectField(x any, name string) (v any, n int) {
 	return nil, 0
 }
 
-func inView(specs []Field, name string) bool {
-	for i := range specs {
-		if specs[i].Name == name {
-			return true
-		}
-	}
-	return false
-}
-
 func allStrings(l []any) bool {
 	for _, x := range l {
 		if _, ok := x.(string); !ok {
