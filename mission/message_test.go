@@ -1,7 +1,6 @@
 package mission
 
 import (
-	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -28,18 +27,6 @@ func mustJSON(tb testing.TB, m *Message) []byte {
 	return b
 }
 
-// stdEncode is encoding/json's encoding of v, HTML escaping off.
-func stdEncode(tb testing.TB, v any) string {
-	tb.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		tb.Fatal(err)
-	}
-	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-}
-
 // checkAgainstStd decodes raw as a message and as encoding/json decodes
 // it into a map: both accept or refuse it, the message encodes as the map
 // does, and reads back as the map (plainValue).
@@ -60,7 +47,7 @@ func checkAgainstStd(t *testing.T, raw []byte) {
 		}
 		return
 	}
-	if got, w := string(mustJSON(t, m)), stdEncode(t, want); got != w {
+	if got, w := string(mustJSON(t, m)), stdMarshal(t, want); got != w {
 		t.Fatalf("DecodeMessage(%q) encodes as %s, encoding/json %s", raw, got, w)
 	}
 	if d := cmp.Diff(any(want), plainValue(m)); d != "" {
@@ -68,7 +55,7 @@ func checkAgainstStd(t *testing.T, raw []byte) {
 	}
 	// A message built from the map the way the emitter copies a result
 	// encodes as the map does.
-	if got, w := string(mustJSON(t, messageOf(want))), stdEncode(t, want); got != w {
+	if got, w := string(mustJSON(t, messageOf(want))), stdMarshal(t, want); got != w {
 		t.Fatalf("messageOf(%q) encodes as %s, encoding/json %s", raw, got, w)
 	}
 }
