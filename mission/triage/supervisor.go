@@ -18,9 +18,9 @@ import (
 // reads the ticket's log, keeps the answer and waits when the other
 // specialist has not answered yet, and otherwise escalates what a
 // specialist asked it to and sends the customer one summary.
-func supervisor(_ context.Context, t *mission.Turn) (mission.Result, error) {
+func (d *desk) supervisor(_ context.Context, t *mission.Turn) (mission.Result, error) {
 	if t.Input != nil {
-		return triageTicket(t), nil
+		return triageTicket(t, d.read(t.Input.Subject, t.Input.Body)), nil
 	}
 	if len(t.Messages) == 0 {
 		return mission.Result{"ticket_id": t.Item}, nil
@@ -28,10 +28,9 @@ func supervisor(_ context.Context, t *mission.Turn) (mission.Result, error) {
 	return summarise(t, t.Messages[0]), nil
 }
 
-// triageTicket is the supervisor's turn on a new ticket.
-func triageTicket(t *mission.Turn) mission.Result {
+// triageTicket is the supervisor's turn on a new ticket, read as r.
+func triageTicket(t *mission.Turn, r reading) mission.Result {
 	in := t.Input
-	r := read(in.Subject, in.Body)
 	route := RouteNone
 	switch {
 	case r.billing && r.tech:
