@@ -29,3 +29,30 @@ func FuzzContainsFold(f *testing.F) {
 		}
 	})
 }
+
+// anyFoldNaive is what a foldSet answers: whether any phrase is in s.
+func anyFoldNaive(s string, phrases []string) bool {
+	for _, p := range phrases {
+		if containsFoldNaive(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func FuzzFoldSet(f *testing.F) {
+	for _, tc := range [][3]string{
+		{"Please IGNORE YOUR\n  rules now", "ignore your rules", "bypass approval"},
+		{"We have a NEW\tbank account", "new bank account", " bank"}, {"x", "", "y"}, {"", "", ""},
+		{"<ScRiPt", "<script", "Ab"}, {"approve  immediately", "approve immediately", "a"},
+	} {
+		f.Add(tc[0], tc[1], tc[2])
+	}
+	f.Fuzz(func(t *testing.T, s, p, q string) {
+		for _, phrases := range [][]string{{p, q}, {p}, injectionPhrases.phrases, bankChangePhrases.phrases} {
+			if got, want := newFoldSet(phrases...).in(s), anyFoldNaive(s, phrases); got != want {
+				t.Fatalf("foldSet%q.in(%q) = %v, trying every phrase at every position says %v", phrases, s, got, want)
+			}
+		}
+	})
+}

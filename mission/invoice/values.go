@@ -103,4 +103,50 @@ func matchFoldAt(s string, i int, sub string) bool {
 	return true
 }
 
+// foldSet is a set of lower-case phrases, each matched as [containsFold]
+// matches it, all of them in one pass over a text.
+type foldSet struct {
+	phrases []string
+	empty   bool      // a phrase is "": every text matches
+	start   [256]bool // the bytes a match of some phrase can start at
+}
+
+func newFoldSet(phrases ...string) *foldSet {
+	f := &foldSet{phrases: phrases}
+	for _, p := range phrases {
+		switch c := p[:min(len(p), 1)]; {
+		case c == "":
+			f.empty = true
+		case c == " ":
+			for _, w := range []byte(" \t\n\r") {
+				f.start[w] = true
+			}
+		default:
+			f.start[c[0]] = true
+			if c[0] >= 'a' && c[0] <= 'z' {
+				f.start[c[0]-('a'-'A')] = true
+			}
+		}
+	}
+	return f
+}
+
+// in reports whether s contains any of the set's phrases.
+func (f *foldSet) in(s string) bool {
+	if f.empty {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if !f.start[s[i]] {
+			continue
+		}
+		for _, p := range f.phrases {
+			if matchFoldAt(s, i, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
