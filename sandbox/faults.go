@@ -65,35 +65,65 @@ func drawnIndex(kind FaultKind) (int, bool) {
 	return 0, false
 }
 
+// drawPrefixes are the key prefixes of one tool's fault draws for the
+// agent that called it last: a call draws up to six faults, each keyed by
+// agent, kind, item and attempt, and the agent and kind cost most of the
+// hashing.
+type drawPrefixes struct {
+	agent string
+	set   bool
+	h     [numDrawn]uint64
+}
+
+// prefixes returns the prefixes of tool t's fault draws for agent, those
+// of the kinds whose rate is zero left out.
+func (s *Sandbox) prefixes(t int, agent string) *[numDrawn]uint64 {
+	p := &s.pre[t]
+	if p.set && p.agent == agent {
+		return &p.h
+	}
+	p.agent, p.set = agent, true
+	for k, rate := range s.rates[t] {
+		p.h[k] = 0
+		if rate > 0 {
+			p.h[k] = s.dice.prefix(agent, s.reg.faultKeys[t][k])
+		}
+	}
+	return &p.h
+}
+
 // inject draws the faults that precede a call's effect, in order, and
 // returns the first that fires as an error (nil if none does). A latency
 // fault does not fail the call; it advances the clock.
 func (s *Sandbox) inject(t int, agent, item string, attempt int) *Error {
 	r := &s.rates[t]
-	k := &s.reg.faultKeys[t]
-	if s.dice.Chance(r[fTimeoutBefore], agent, k[fTimeoutBefore], item, attempt) {
+	if *r == ([numDrawn]float64{}) {
+		return nil
+	}
+	pre := s.prefixes(t, agent)
+	if chanceAfter(r[fTimeoutBefore], pre[fTimeoutBefore], item, attempt) {
 		e := &Error{Kind: ErrTimeout, Code: CodeTimeout, Message: "request timed out"}
 		s.fire(t, agent, item, attempt, TimeoutBeforeCommit, e.Code)
 		return e
 	}
-	if s.dice.Chance(r[fRefusal], agent, k[fRefusal], item, attempt) {
+	if chanceAfter(r[fRefusal], pre[fRefusal], item, attempt) {
 		ref := refusals[s.dice.Rand(agent, s.reg.refusalKey[t], item, attempt).IntN(len(refusals))]
 		e := &Error{Kind: ErrRefused, Code: ref.code, Message: ref.msg}
 		s.fire(t, agent, item, attempt, Refusal, e.Code)
 		return e
 	}
-	if s.dice.Chance(r[fUnavailable], agent, k[fUnavailable], item, attempt) {
+	if chanceAfter(r[fUnavailable], pre[fUnavailable], item, attempt) {
 		e := &Error{Kind: ErrUnavailable, Code: CodeUnavailable, Message: "service unavailable"}
 		s.fire(t, agent, item, attempt, Unavailable, e.Code)
 		return e
 	}
-	if s.dice.Chance(r[fRateLimit], agent, k[fRateLimit], item, attempt) {
+	if chanceAfter(r[fRateLimit], pre[fRateLimit], item, attempt) {
 		wait := time.Duration(1+s.dice.Rand(agent, s.reg.retryKey[t], item, attempt).IntN(5)) * time.Second
 		e := &Error{Kind: ErrRateLimited, Code: CodeRateLimited, Message: "too many requests", RetryAfter: wait}
 		s.fire(t, agent, item, attempt, RateLimit, e.Code)
 		return e
 	}
-	if s.dice.Chance(r[fLatency], agent, k[fLatency], item, attempt) {
+	if chanceAfter(r[fLatency], pre[fLatency], item, attempt) {
 		s.clock.Advance(LatencyFactor * s.latency)
 		s.fire(t, agent, item, attempt, Latency, "")
 	}
@@ -102,7 +132,8 @@ func (s *Sandbox) inject(t int, agent, item string, attempt int) *Error {
 
 // timeoutAfter draws whether the answer to a committed write is lost.
 func (s *Sandbox) timeoutAfter(t int, agent, item string, attempt int) *Error {
-	if !s.dice.Chance(s.rates[t][fTimeoutAfter], agent, s.reg.faultKeys[t][fTimeoutAfter], item, attempt) {
+	p := s.rates[t][fTimeoutAfter]
+	if p <= 0 || !chanceAfter(p, s.prefixes(t, agent)[fTimeoutAfter], item, attempt) {
 		return nil
 	}
 	e := &Error{Kind: ErrTimeout, Code: CodeTimeout, Message: "request timed out"}
