@@ -3,6 +3,7 @@ package triage
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/baton-lab/baton/internal/jsontext"
@@ -232,26 +233,36 @@ func greeting(lang string) string {
 // outcome.
 func summaryText(args sandbox.Args) string {
 	lang, _ := args["language"].(string)
-	var b strings.Builder
-	b.WriteString(greeting(lang))
+	b := make([]byte, 0, 128)
+	b = append(b, greeting(lang)...)
 	if s, _ := args["billing"].(string); s != "" {
-		fmt.Fprintf(&b, " billing: %s", s)
+		b = append(append(b, " billing: "...), s...)
 		if n, _ := args["amount"].(float64); n != 0 {
-			fmt.Fprintf(&b, " (%.2f %s, %s)", n, args["currency"], args["refund_id"])
+			b = strconv.AppendFloat(append(b, " ("...), n, 'f', 2, 64) // as %.2f
+			b = append(append(append(append(b, ' '), asText(args["currency"])...), ", "...), asText(args["refund_id"])...)
+			b = append(b, ')')
 		}
-		b.WriteString(".")
+		b = append(b, '.')
 	}
 	if s, _ := args["tech"].(string); s != "" {
-		fmt.Fprintf(&b, " tech: %s", s)
+		b = append(append(b, " tech: "...), s...)
 		for _, k := range []string{"article", "bug_id"} {
 			if v, _ := args[k].(string); v != "" {
-				fmt.Fprintf(&b, " (%s)", v)
+				b = append(append(append(b, " ("...), v...), ')')
 			}
 		}
-		b.WriteString(".")
+		b = append(b, '.')
 	}
 	if id, _ := args["escalation_id"].(string); id != "" {
-		fmt.Fprintf(&b, " A colleague has your ticket (%s).", id)
+		b = append(append(append(b, " A colleague has your ticket ("...), id...), ")."...)
 	}
-	return b.String()
+	return string(b)
+}
+
+// asText is what fmt's %s writes of v.
+func asText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return fmt.Sprintf("%s", v)
 }
