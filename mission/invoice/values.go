@@ -2,6 +2,7 @@ package invoice
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/baton-lab/baton/internal/jsontext"
 	"github.com/baton-lab/baton/sandbox"
@@ -107,24 +108,31 @@ func matchFoldAt(s string, i int, sub string) bool {
 // matches it, all of them in one pass over a text.
 type foldSet struct {
 	phrases []string
-	empty   bool      // a phrase is "": every text matches
-	start   [256]bool // the bytes a match of some phrase can start at
+	empty   bool // a phrase is "": every text matches
+	// start holds, per byte, the phrases (bit i for phrases[i]) a match
+	// can start with at that byte.
+	start [256]uint64
 }
 
+// newFoldSet returns the set of phrases, at most 64 of them.
 func newFoldSet(phrases ...string) *foldSet {
+	if len(phrases) > 64 {
+		panic("foldSet: more than 64 phrases")
+	}
 	f := &foldSet{phrases: phrases}
-	for _, p := range phrases {
+	for i, p := range phrases {
+		bit := uint64(1) << i
 		switch c := p[:min(len(p), 1)]; {
 		case c == "":
 			f.empty = true
 		case c == " ":
 			for _, w := range []byte(" \t\n\r") {
-				f.start[w] = true
+				f.start[w] |= bit
 			}
 		default:
-			f.start[c[0]] = true
+			f.start[c[0]] |= bit
 			if c[0] >= 'a' && c[0] <= 'z' {
-				f.start[c[0]-('a'-'A')] = true
+				f.start[c[0]-('a'-'A')] |= bit
 			}
 		}
 	}
@@ -137,11 +145,8 @@ func (f *foldSet) in(s string) bool {
 		return true
 	}
 	for i := 0; i < len(s); i++ {
-		if !f.start[s[i]] {
-			continue
-		}
-		for _, p := range f.phrases {
-			if matchFoldAt(s, i, p) {
+		for m := f.start[s[i]]; m != 0; m &= m - 1 {
+			if matchFoldAt(s, i, f.phrases[bits.TrailingZeros64(m)]) {
 				return true
 			}
 		}
