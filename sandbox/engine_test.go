@@ -379,3 +379,28 @@ func TestReusedSandboxIsFresh(t *testing.T) {
 		})
 	}
 }
+
+// TestFaultDrawsFollowAgent: a tool called by two agents in turn draws
+// each call's fault under the caller's key, as the dice draw it.
+func TestFaultDrawsFollowAgent(t *testing.T) {
+	reg := toyRegistry(t)
+	d := NewDice(7)
+	s := New(reg, nil, Config{Faults: FaultRates{"find_note": {TimeoutBeforeCommit: 0.5}}}, d, nil)
+	defer s.Recycle()
+	fired := 0
+	for i := range 64 {
+		agent := []string{"scribe", "reader"}[i%2]
+		item := "E" + strconv.Itoa(i/4)
+		_, err := s.Call(agent, "find_note", item, Args{"id": "N-1"}, "", i%2)
+		want := d.Chance(0.5, agent, FaultKey("find_note", TimeoutBeforeCommit), item, i%2)
+		if got := err != nil && err.(*Error).Kind == ErrTimeout; got != want {
+			t.Errorf("call %d by %s on %s: timed out %v, the dice say %v", i, agent, item, got, want)
+		}
+		if want {
+			fired++
+		}
+	}
+	if fired == 0 || fired == 64 {
+		t.Errorf("%d of 64 calls timed out: the test shows nothing", fired)
+	}
+}

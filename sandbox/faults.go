@@ -66,64 +66,60 @@ func drawnIndex(kind FaultKind) (int, bool) {
 }
 
 // drawPrefixes are the key prefixes of one tool's fault draws for the
-// agent that called it last: a call draws up to six faults, each keyed by
-// agent, kind, item and attempt, and the agent and kind cost most of the
-// hashing.
+// agent that called it last, each computed when first drawn: a call
+// draws up to six faults, each keyed by agent, kind, item and attempt,
+// and the agent and kind cost most of the hashing.
 type drawPrefixes struct {
 	agent string
-	set   bool
+	have  uint8 // bit k: h[k] is computed
 	h     [numDrawn]uint64
 }
 
-// prefixes returns the prefixes of tool t's fault draws for agent, those
-// of the kinds whose rate is zero left out.
-func (s *Sandbox) prefixes(t int, agent string) *[numDrawn]uint64 {
-	p := &s.pre[t]
-	if p.set && p.agent == agent {
-		return &p.h
+// draws reports whether the fault of kind k of tool t happens on agent's
+// call for item: [Dice.Chance] of its rate and key.
+func (s *Sandbox) draws(t, k int, agent, item string, attempt int) bool {
+	p := s.rates[t][k]
+	if p <= 0 || p >= 1 {
+		return p >= 1
 	}
-	p.agent, p.set = agent, true
-	for k, rate := range s.rates[t] {
-		p.h[k] = 0
-		if rate > 0 {
-			p.h[k] = s.dice.prefix(agent, s.reg.faultKeys[t][k])
-		}
+	pre := &s.pre[t]
+	if pre.agent != agent {
+		pre.agent, pre.have = agent, 0
 	}
-	return &p.h
+	if pre.have&(1<<k) == 0 {
+		pre.h[k] = s.dice.prefix(agent, s.reg.faultKeys[t][k])
+		pre.have |= 1 << k
+	}
+	return chanceAfter(p, pre.h[k], item, attempt)
 }
 
 // inject draws the faults that precede a call's effect, in order, and
 // returns the first that fires as an error (nil if none does). A latency
 // fault does not fail the call; it advances the clock.
 func (s *Sandbox) inject(t int, agent, item string, attempt int) *Error {
-	r := &s.rates[t]
-	if *r == ([numDrawn]float64{}) {
-		return nil
-	}
-	pre := s.prefixes(t, agent)
-	if chanceAfter(r[fTimeoutBefore], pre[fTimeoutBefore], item, attempt) {
+	if s.draws(t, fTimeoutBefore, agent, item, attempt) {
 		e := &Error{Kind: ErrTimeout, Code: CodeTimeout, Message: "request timed out"}
 		s.fire(t, agent, item, attempt, TimeoutBeforeCommit, e.Code)
 		return e
 	}
-	if chanceAfter(r[fRefusal], pre[fRefusal], item, attempt) {
+	if s.draws(t, fRefusal, agent, item, attempt) {
 		ref := refusals[s.dice.Rand(agent, s.reg.refusalKey[t], item, attempt).IntN(len(refusals))]
 		e := &Error{Kind: ErrRefused, Code: ref.code, Message: ref.msg}
 		s.fire(t, agent, item, attempt, Refusal, e.Code)
 		return e
 	}
-	if chanceAfter(r[fUnavailable], pre[fUnavailable], item, attempt) {
+	if s.draws(t, fUnavailable, agent, item, attempt) {
 		e := &Error{Kind: ErrUnavailable, Code: CodeUnavailable, Message: "service unavailable"}
 		s.fire(t, agent, item, attempt, Unavailable, e.Code)
 		return e
 	}
-	if chanceAfter(r[fRateLimit], pre[fRateLimit], item, attempt) {
+	if s.draws(t, fRateLimit, agent, item, attempt) {
 		wait := time.Duration(1+s.dice.Rand(agent, s.reg.retryKey[t], item, attempt).IntN(5)) * time.Second
 		e := &Error{Kind: ErrRateLimited, Code: CodeRateLimited, Message: "too many requests", RetryAfter: wait}
 		s.fire(t, agent, item, attempt, RateLimit, e.Code)
 		return e
 	}
-	if chanceAfter(r[fLatency], pre[fLatency], item, attempt) {
+	if s.draws(t, fLatency, agent, item, attempt) {
 		s.clock.Advance(LatencyFactor * s.latency)
 		s.fire(t, agent, item, attempt, Latency, "")
 	}
@@ -132,8 +128,7 @@ func (s *Sandbox) inject(t int, agent, item string, attempt int) *Error {
 
 // timeoutAfter draws whether the answer to a committed write is lost.
 func (s *Sandbox) timeoutAfter(t int, agent, item string, attempt int) *Error {
-	p := s.rates[t][fTimeoutAfter]
-	if p <= 0 || !chanceAfter(p, s.prefixes(t, agent)[fTimeoutAfter], item, attempt) {
+	if !s.draws(t, fTimeoutAfter, agent, item, attempt) {
 		return nil
 	}
 	e := &Error{Kind: ErrTimeout, Code: CodeTimeout, Message: "request timed out"}
