@@ -112,11 +112,15 @@ func TestRegistry(t *testing.T) {
 func TestCompileRates(t *testing.T) {
 	reg := toyRegistry(t)
 	r := FaultRates{
-		"*":         {Unavailable: 0.1, Latency: 0.2, Redelivery: 0.9},
-		"find_note": {Unavailable: 0.5, TimeoutAfterCommit: 0.3},
+		"*": {Unavailable: 0.1, Latency: 0.2, Redelivery: 0.9, TimeoutBeforeCommit: 0.01, Refusal: 0.02,
+			RateLimit: 0.03, TimeoutAfterCommit: 0.04},
+		"find_note": {Unavailable: 0.5, TimeoutAfterCommit: 0.3, Refusal: 0},
 		"transport": {Redelivery: 0.4},
 	}
 	got := make([][numDrawn]float64, len(reg.tools))
+	for ti := range got {
+		got[ti] = [numDrawn]float64{7, 7, 7, 7, 7, 7} // a recycled sandbox's
+	}
 	reg.compileRates(got, r)
 	for ti, tl := range reg.tools {
 		for k, kind := range drawnKinds {

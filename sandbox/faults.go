@@ -34,14 +34,16 @@ var refusals = [...]struct{ code, msg string }{
 
 // compileRates resolves a FaultRates table into per-tool arrays, so a
 // call does no map lookups to draw. It gives what [FaultRates.Rate] gives.
+// Every run compiles its table, so kinds are resolved by a switch.
 func (reg *Registry) compileRates(out [][numDrawn]float64, r FaultRates) {
-	clear(out)
+	var star [numDrawn]float64
 	for kind, p := range r["*"] {
 		if k, ok := drawnIndex(kind); ok {
-			for t := range out {
-				out[t][k] = p
-			}
+			star[k] = p
 		}
+	}
+	for t := range out {
+		out[t] = star
 	}
 	for tool, m := range r {
 		t, ok := reg.byName[tool]
@@ -57,10 +59,19 @@ func (reg *Registry) compileRates(out [][numDrawn]float64, r FaultRates) {
 }
 
 func drawnIndex(kind FaultKind) (int, bool) {
-	for k, d := range drawnKinds {
-		if d == kind {
-			return k, true
-		}
+	switch kind {
+	case TimeoutBeforeCommit:
+		return fTimeoutBefore, true
+	case Refusal:
+		return fRefusal, true
+	case Unavailable:
+		return fUnavailable, true
+	case RateLimit:
+		return fRateLimit, true
+	case Latency:
+		return fLatency, true
+	case TimeoutAfterCommit:
+		return fTimeoutAfter, true
 	}
 	return 0, false
 }
