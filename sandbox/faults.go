@@ -93,6 +93,9 @@ func (s *Sandbox) draws(t, k int, agent, item string, attempt int) bool {
 	if p <= 0 || p >= 1 {
 		return p >= 1
 	}
+	if s.pre == nil {
+		s.pre = make([]drawPrefixes, len(s.rates))
+	}
 	pre := &s.pre[t]
 	if pre.agent != agent {
 		pre.agent, pre.have = agent, 0

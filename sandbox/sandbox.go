@@ -26,7 +26,7 @@ type Sandbox struct {
 	clock   *Clock
 	latency time.Duration
 	rates   [][numDrawn]float64 // per tool
-	pre     []drawPrefixes      // per tool: its fault draws' key prefixes
+	pre     []drawPrefixes      // per tool: its fault draws' key prefixes (made at the first draw)
 	idem    []map[string]Result // per write tool: key -> first result
 	next    []int               // last id number issued per record kind
 	fired   []Fired
@@ -52,7 +52,6 @@ func New(reg *Registry, initial *State, cfg Config, dice Dice, clock *Clock) *Sa
 func newSandbox(reg *Registry) *Sandbox {
 	s := &Sandbox{reg: reg, st: State{Records: reg.newRecords()}}
 	s.rates = make([][numDrawn]float64, len(reg.tools))
-	s.pre = make([]drawPrefixes, len(reg.tools))
 	s.idem = make([]map[string]Result, len(reg.tools))
 	s.next = make([]int, len(reg.kinds))
 	s.seenFn = s.seen
