@@ -36,6 +36,9 @@ type storedItem struct {
 	traceStored bool
 	// unit is the item's place among the units (outcomes.unit).
 	unit int
+	// source is the ord of the outcomes row holding the item's values:
+	// its own, or its clean twin's when it was taken from it.
+	source int
 	// evidence is each finding's evidence and blame the item's blame, as
 	// stored (JSON).
 	evidence []string
@@ -407,7 +410,7 @@ func (s *store) scan(nm *names, where string, args []any, fn func(*storedItem) e
 // startItem fills it from an item's first row, naming its keys: its
 // unit's build, scenario and trial follow from the unit's place.
 func (s *store) startItem(nm *names, it *storedItem, c *scanned) error {
-	*it = storedItem{ord: int(c.ord), unit: int(c.ord) / s.slots, findings: it.findings[:0], evidence: it.evidence[:0]}
+	*it = storedItem{ord: int(c.ord), unit: int(c.ord) / s.slots, source: int(c.source.Int64), findings: it.findings[:0], evidence: it.evidence[:0]}
 	perBuild := len(nm.scenarios) * nm.trials
 	b, sc, d, t := it.unit/max(perBuild, 1), it.unit/max(nm.trials, 1)%max(len(nm.scenarios), 1), int(c.ord)%s.slots, it.unit%max(nm.trials, 1)+1
 	if c.ord < 0 || b >= len(nm.builds) || perBuild == 0 {
@@ -465,6 +468,10 @@ func (s *store) checkItem(it *storedItem, c *scanned, scratch *[]byte) error {
 	x.Findings = len(it.findings)
 	r := row{ord: it.ord, item: *x, findings: it.findings, traceSHA: it.traceSHA, blame: it.blame, evidence: it.evidence}
 	if r.outcomeChecksum(scratch) != c.checksum {
+		if it.source != it.ord {
+			return damaged("taken row %d (%s) does not match its checksum: the row, or its twin's outcomes row %d or item_findings rows, changed",
+				it.ord, it.id(), it.source)
+		}
 		return damaged("outcomes row %d (%s) does not match its checksum: the row, or its item_findings rows, changed", it.ord, it.id())
 	}
 	if x.Design == "" {
