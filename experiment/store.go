@@ -357,8 +357,17 @@ func (s *store) create(pl *plan) error {
 			return err
 		}
 	}
+	stmts := map[string]*sql.Stmt{} // each insert parsed once: a plan has thousands of trials
 	for _, r := range planRows(pl) {
-		if _, err := tx.Exec(r.insert, r.args...); err != nil {
+		st, ok := stmts[r.insert]
+		if !ok {
+			if st, err = tx.Prepare(r.insert); err != nil {
+				return fmt.Errorf("%s: %w", r.table, err)
+			}
+			defer st.Close()
+			stmts[r.insert] = st
+		}
+		if _, err := st.Exec(r.args...); err != nil {
 			return fmt.Errorf("%s: %w", r.table, err)
 		}
 	}
