@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
@@ -286,6 +287,29 @@ type store struct {
 	// dictCache bounds the writer's trace and end-state caches; 0 is
 	// dictionaryCache.
 	dictCache int
+	// stmts are the reads prepared so far, by query (see [store.prepared]).
+	stmtsMu sync.Mutex
+	stmts   map[string]*sql.Stmt
+}
+
+// prepared returns query prepared, once per store: a point read (replay,
+// the report's example items) would otherwise spend most of its time
+// parsing its query.
+func (s *store) prepared(query string) (*sql.Stmt, error) {
+	s.stmtsMu.Lock()
+	defer s.stmtsMu.Unlock()
+	if st, ok := s.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := s.db.Prepare(query)
+	if err != nil {
+		return nil, err
+	}
+	if s.stmts == nil {
+		s.stmts = map[string]*sql.Stmt{}
+	}
+	s.stmts[query] = st
+	return st, nil
 }
 
 // writeDSN opens runs.db for the sweep. Results regenerate from the
@@ -495,6 +519,12 @@ func (s *store) checkpoint() error {
 // close closes the store. A writable store is first checkpointed and left
 // as one file (journal_mode DELETE) for auditors.
 func (s *store) close() error {
+	s.stmtsMu.Lock()
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	s.stmts = nil
+	s.stmtsMu.Unlock()
 	var err1 error
 	if !s.readOnly {
 		_, err1 = s.db.Exec("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE")

@@ -187,7 +187,10 @@ func (s *store) readDictionaries(nm *names, ids *dictIDs) error {
 			for i, id := range d.ids {
 				args[i] = id
 			}
-			err = eachRow(s.db, d.query+" WHERE id IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(d.ids)), ", ")+")", d.row, args...)
+			var st *sql.Stmt
+			if st, err = s.prepared(d.query + " WHERE id IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(d.ids)), ", ") + ")"); err == nil {
+				err = eachStmtRow(st, d.row, args...)
+			}
 		}
 		if err != nil {
 			return err
@@ -348,7 +351,11 @@ func (s *store) scan(nm *names, where string, args []any, fn func(*storedItem) e
 	if where != "" {
 		args = append(slices.Clip(args), args...) // once for each arm
 	}
-	rows, err := s.db.Query(scanQuery(where), args...)
+	st, err := s.prepared(scanQuery(where))
+	if err != nil {
+		return fmt.Errorf("read stored items: %w", err)
+	}
+	rows, err := st.Query(args...)
 	if err != nil {
 		return fmt.Errorf("read stored items: %w", err)
 	}
@@ -513,6 +520,15 @@ func (s *store) planNames() (*names, error) {
 	return s.nm, nil
 }
 
+// pointSQL reads the row holding the values of the item at ?1 (its own,
+// or its twin's when it was taken), its blame, its kept trace and its
+// unit's end state.
+const pointSQL = `SELECT o.ord, o.blame, o.trace, u.end_state FROM outcomes o
+	LEFT JOIN units u ON u.ord = o.unit AND o.design = 0 WHERE o.ord = ?1
+	UNION ALL
+	SELECT o.ord, o.blame, k.trace, u.end_state FROM taken k JOIN outcomes o ON o.ord = k.twin
+	LEFT JOIN units u ON u.ord = k.unit AND k.design = 0 WHERE k.ord = ?1`
+
 // pointNames opens the way to reading the item at ord alone: the store's
 // names and the dictionary rows the item refers to, each checked. A
 // reference that does not read as a key falls back to reading every
@@ -528,16 +544,18 @@ func (s *store) pointNames(ord int) (*names, error) {
 		trace, end    sql.NullInt64
 		ids           dictIDs
 	)
-	err = s.db.QueryRow(`SELECT o.ord, o.blame, o.trace, u.end_state FROM outcomes o
-		LEFT JOIN units u ON u.ord = o.unit AND o.design = 0 WHERE o.ord = ?1
-		UNION ALL
-		SELECT o.ord, o.blame, k.trace, u.end_state FROM taken k JOIN outcomes o ON o.ord = k.twin
-		LEFT JOIN units u ON u.ord = k.unit AND k.design = 0 WHERE k.ord = ?1`, int64(ord)).Scan(&source, &blame, &trace, &end)
+	st, err := s.prepared(pointSQL)
+	if err == nil {
+		err = st.QueryRow(int64(ord)).Scan(&source, &blame, &trace, &end)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return nm, nil
 	}
 	if err == nil {
-		err = eachRow(s.db, "SELECT finding FROM item_findings WHERE item = ?", func(scan func(...any) error) error {
+		st, err = s.prepared("SELECT finding FROM item_findings WHERE item = ?")
+	}
+	if err == nil {
+		err = eachStmtRow(st, func(scan func(...any) error) error {
 			var f int64
 			if err := scan(&f); err != nil {
 				return err

@@ -416,6 +416,18 @@ func (s *store) writerDictionaries() (*dictionaries, error) {
 // eachRow runs query and calls fn with a scanner for each row.
 func eachRow(db *sql.DB, query string, fn func(scan func(...any) error) error, args ...any) error {
 	rows, err := db.Query(query, args...)
+	return eachOf(rows, err, fn)
+}
+
+// eachStmtRow is [eachRow] of a prepared statement.
+func eachStmtRow(st *sql.Stmt, fn func(scan func(...any) error) error, args ...any) error {
+	rows, err := st.Query(args...)
+	return eachOf(rows, err, fn)
+}
+
+// eachOf calls fn with a scanner for each of rows, the result of a query
+// that returned err.
+func eachOf(rows *sql.Rows, err error, fn func(scan func(...any) error) error) error {
 	if err != nil {
 		return err
 	}
