@@ -53,7 +53,7 @@ type row struct {
 }
 
 // seal prepares r for the writer: the JSON of its blame and evidence, its
-// findings' dictionary keys and its checksums. u is r's unit; scratch is
+// findings' dictionary keys (an executed row's) and its checksums. u is r's unit; scratch is
 // the worker's buffer.
 func (r *row) seal(u unit, scratch *[]byte) {
 	it := &r.item
@@ -63,11 +63,16 @@ func (r *row) seal(u unit, scratch *[]byte) {
 	}
 	r.evidence, r.keys = nil, nil
 	if n := len(r.findings); n > 0 {
-		r.evidence, r.keys = make([]string, n), make([]string, n)
+		r.evidence = make([]string, n)
+		if !r.fromTwin { // a taken row's findings are its twin's rows
+			r.keys = make([]string, n)
+		}
 		for i := range r.findings {
 			f := &r.findings[i]
 			r.evidence[i] = string(appendEvidence((*scratch)[:0], f.Evidence))
-			r.keys[i] = findingKey(f.Rule, f.Message, string(f.Location), r.evidence[i])
+			if r.keys != nil {
+				r.keys[i] = findingKey(f.Rule, f.Message, string(f.Location), r.evidence[i])
+			}
 		}
 	}
 	r.checksum = r.outcomeChecksum(scratch)
