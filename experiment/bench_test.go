@@ -33,6 +33,17 @@ func cpuTime(tb testing.TB) time.Duration {
 
 var sweepTrials = flag.Int("sweep.trials", 2, "trials per scenario in BenchmarkSweep (the default protocol has 20)")
 
+// benchFindings returns the two findings of each item of the store's
+// writer benchmarks.
+func benchFindings() []designs.Finding {
+	return []designs.Finding{
+		{Rule: "contract.required", Message: "payload.currency: required field missing", Location: "intake->action",
+			Evidence: designs.Evidence{Run: "emit:intake->action:E1", Item: "E1", Field: "currency"}},
+		{Rule: "trajectory.exact", Message: "boundary E1: tool call 3 differs from golden", Location: "boundary",
+			Evidence: designs.Evidence{Run: "core:boundary:E1", Seq: 12, Item: "E1"}},
+	}
+}
+
 // BenchmarkStoreWriter measures the run store's writer per item: one row
 // with two findings (a real sweep averages under half a finding per item),
 // committed in batches of 4000. Each row is sealed first, as a worker
@@ -45,12 +56,7 @@ func BenchmarkStoreWriter(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.db.Close()
-	findings := []designs.Finding{
-		{Rule: "contract.required", Message: "payload.currency: required field missing", Location: "intake->action",
-			Evidence: designs.Evidence{Run: "emit:intake->action:E1", Item: "E1", Field: "currency"}},
-		{Rule: "trajectory.exact", Message: "boundary E1: tool call 3 differs from golden", Location: "boundary",
-			Evidence: designs.Evidence{Run: "core:boundary:E1", Seq: 12, Item: "E1"}},
-	}
+	findings := benchFindings()
 	w := s.startWriter(4000, nil, nil)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -90,13 +96,8 @@ func BenchmarkStoreWriterTaken(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.db.Close()
-	findings := []designs.Finding{
-		{Rule: "contract.required", Message: "payload.currency: required field missing", Location: "intake->action",
-			Evidence: designs.Evidence{Run: "emit:intake->action:E1", Item: "E1", Field: "currency"}},
-		{Rule: "trajectory.exact", Message: "boundary E1: tool call 3 differs from golden", Location: "boundary",
-			Evidence: designs.Evidence{Run: "core:boundary:E1", Seq: 12, Item: "E1"}},
-	}
 	perBuild := len(pl.scenarios) * pl.trials * pl.slots()
+	findings := benchFindings()
 	var scratch []byte
 	item := func(ord int, taken bool) row {
 		u := pl.unitAt(ord / 4)

@@ -177,10 +177,8 @@ type writer struct {
 	written  int
 	dict     *dictionaries
 	// executed marks the ords of the outcomes rows the store holds, as
-	// far as the writer knows; held are the taken rows whose twin's row
-	// it has not stored yet (see [writer.ready]).
+	// far as the writer knows (see [writer.ready]).
 	executed bitset
-	held     []row
 }
 
 // dictionaries are the writer's maps of what runs.db's dictionary tables

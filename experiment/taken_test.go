@@ -120,24 +120,14 @@ func TestSelectionResumeTaken(t *testing.T) {
 	_, full, err := runProtocol(t, st, takenProtocol, Options{Workers: 2})
 	finished(t, err)
 
-	dir := t.TempDir()
-	pf := filepath.Join(dir, "p.yaml")
-	writeFile(t, pf, takenProtocol)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	// One worker goes in plan order: the clean build's 18 design items,
 	// then two mutants whose items are all taken but one, then the
 	// control's 18, the first few of which it stores.
-	opt := Options{ProtocolPath: pf, RunDir: filepath.Join(dir, "run"), Workers: 1, Batch: 7,
-		Stack: interrupting(st, 25, cancel), Logger: zerolog.Nop()}
-	if _, err := Run(ctx, opt); !errors.Is(err, context.Canceled) {
-		t.Fatalf("interrupted Run = %v, want context.Canceled", err)
-	}
+	opt := interruptedRun(t, st, takenProtocol, 1, 7, 25)
 	half := queryRows(t, opt.RunDir, "SELECT (SELECT count(*) FROM taken) > 0, (SELECT count(*) FROM outcomes) + (SELECT count(*) FROM taken) < 4 * 24")
 	if d := cmp.Diff([]string{"1, 1"}, half); d != "" {
 		t.Fatalf("after the interrupt (some taken, not every item stored) (-want +got):\n%s", d)
 	}
-	opt.Resume, opt.Stack = true, st
 	if _, err := Run(context.Background(), opt); err != nil {
 		finished(t, err)
 	}
