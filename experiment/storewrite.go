@@ -179,6 +179,9 @@ type writer struct {
 	// executed marks the ords of the outcomes rows the store holds, as
 	// far as the writer knows (see [writer.ready]).
 	executed bitset
+	// order and sorted are the buffers of [writer.sortByOrd].
+	order  []int32
+	sorted []row
 }
 
 // dictionaries are the writer's maps of what runs.db's dictionary tables
@@ -462,13 +465,14 @@ func (w *writer) flush(st *stmts, rows []row) ([]row, error) {
 		return nil, fmt.Errorf("run store writer: %w", err)
 	}
 	defer tx.Rollback()
-	slices.SortFunc(rows, func(a, b row) int { return cmp.Compare(a.ord, b.ord) })
-	rows, held, err := w.ready(tx, st, rows)
+	sorted := w.sortByOrd(rows)
+	defer clear(sorted) // the writer's copy holds no row past the flush
+	now, held, err := w.ready(tx, st, sorted)
 	if err != nil {
 		return nil, fmt.Errorf("run store writer: %w", err)
 	}
-	if len(rows) > 0 {
-		if err := w.insert(tx, st, rows); err != nil {
+	if len(now) > 0 {
+		if err := w.insert(tx, st, now); err != nil {
 			return nil, err
 		}
 		if err := tx.Commit(); err != nil {
@@ -478,6 +482,23 @@ func (w *writer) flush(st *stmts, rows []row) ([]row, error) {
 	out := append(rows[:0], held...)
 	clear(rows[len(out):cap(rows)])
 	return out, nil
+}
+
+// sortByOrd returns rows in key order, in the writer's own buffer: it
+// sorts their places and copies each row once (a row is some 600 bytes,
+// which a sort's swaps would copy many times over).
+func (w *writer) sortByOrd(rows []row) []row {
+	idx := w.order[:0]
+	for i := range rows {
+		idx = append(idx, int32(i))
+	}
+	slices.SortFunc(idx, func(a, b int32) int { return cmp.Compare(rows[a].ord, rows[b].ord) })
+	out := w.sorted[:0]
+	for _, i := range idx {
+		out = append(out, rows[i])
+	}
+	w.order, w.sorted = idx, out
+	return out
 }
 
 // ready splits rows, in order, into those to store now and the taken rows
