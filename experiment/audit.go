@@ -55,8 +55,8 @@ func Items(runDir string, f ItemFilter, fn func(*StoredItem) error) error {
 // scanFiltered scans (see [store.scan]) the items f selects.
 func (s *store) scanFiltered(nm *names, f ItemFilter, fn func(*storedItem) error) error {
 	per, t := strconv.Itoa(len(nm.scenarios)*nm.trials), strconv.Itoa(nm.trials)
-	where, args, err := nm.where(f, "o.unit / "+per, "o.design", "o.unit / "+t+" % "+strconv.Itoa(len(nm.scenarios)),
-		"o.unit % "+t+" + 1", "o.flagged = 1")
+	where, args, err := nm.where(f, "{i}.unit / "+per, "{i}.design", "{i}.unit / "+t+" % "+strconv.Itoa(len(nm.scenarios)),
+		"{i}.unit % "+t+" + 1", "{v}.flagged = 1")
 	if err != nil {
 		return err
 	}

@@ -33,6 +33,17 @@ func cpuTime(tb testing.TB) time.Duration {
 
 var sweepTrials = flag.Int("sweep.trials", 2, "trials per scenario in BenchmarkSweep (the default protocol has 20)")
 
+// benchFindings returns the two findings of each item of the store's
+// writer benchmarks.
+func benchFindings() []designs.Finding {
+	return []designs.Finding{
+		{Rule: "contract.required", Message: "payload.currency: required field missing", Location: "intake->action",
+			Evidence: designs.Evidence{Run: "emit:intake->action:E1", Item: "E1", Field: "currency"}},
+		{Rule: "trajectory.exact", Message: "boundary E1: tool call 3 differs from golden", Location: "boundary",
+			Evidence: designs.Evidence{Run: "core:boundary:E1", Seq: 12, Item: "E1"}},
+	}
+}
+
 // BenchmarkStoreWriter measures the run store's writer per item: one row
 // with two findings (a real sweep averages under half a finding per item),
 // committed in batches of 4000. Each row is sealed first, as a worker
@@ -45,12 +56,7 @@ func BenchmarkStoreWriter(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.db.Close()
-	findings := []designs.Finding{
-		{Rule: "contract.required", Message: "payload.currency: required field missing", Location: "intake->action",
-			Evidence: designs.Evidence{Run: "emit:intake->action:E1", Item: "E1", Field: "currency"}},
-		{Rule: "trajectory.exact", Message: "boundary E1: tool call 3 differs from golden", Location: "boundary",
-			Evidence: designs.Evidence{Run: "core:boundary:E1", Seq: 12, Item: "E1"}},
-	}
+	findings := benchFindings()
 	w := s.startWriter(4000, nil, nil)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -70,6 +76,59 @@ func BenchmarkStoreWriter(b *testing.B) {
 		}
 		r.seal(pl.unitAt(i/4), &scratch)
 		w.send([]row{r})
+	}
+	if err := w.close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkStoreWriterTaken is BenchmarkStoreWriter's item taken from its
+// clean twin instead of executed (its twins stored first, untimed, as in
+// a sweep by the same writer): a reference to the twin's row, its
+// findings not copied. Before runs.db v9 a taken item was stored as an
+// executed one is.
+func BenchmarkStoreWriterTaken(b *testing.B) {
+	pl := benchPlan(b.N/80 + 1)
+	pl.builds = append(pl.builds, BuildSpec{Info: reports.BuildInfo{ID: "cl-action-boundary-amount", Class: "context_loss", Location: "action->boundary"}})
+	s, err := createStore(filepath.Join(b.TempDir(), StoreFile), pl)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.db.Close()
+	perBuild := len(pl.scenarios) * pl.trials * pl.slots()
+	findings := benchFindings()
+	var scratch []byte
+	item := func(ord int, taken bool) row {
+		u := pl.unitAt(ord / 4)
+		b, sc := pl.builds[u.build].Info, pl.scenarios[u.scenario]
+		design := []string{"", "A", "B", "C"}[ord%4]
+		it := reports.Item{Build: b.ID, Design: design, Scenario: sc.ID,
+			Trial: u.trial, Seed: uint64(ord) * 0x9e3779b97f4a7c15, Flagged: true, Blame: []string{"intake->action", "boundary"},
+			Findings: 2, Cost: mission.Cost{ModelCalls: 12, ToolCalls: 20, Tokens: 4000, FixtureResets: 4}, WallNS: 120000}
+		r := row{ord: ord, id: ItemID(it.Build, design, sc.ID, u.trial), item: it, findings: findings, fromTwin: taken, twin: ord % perBuild}
+		if design == "" {
+			r.item.TraceHash = "0b67e8184f6f3491"
+		}
+		r.seal(u, &scratch)
+		return r
+	}
+	w := s.startWriter(4000, nil, nil)
+	for ord := range b.N {
+		w.send([]row{item(ord, false)})
+	}
+	if err := w.close(); err != nil {
+		b.Fatal(err)
+	}
+	w = s.startWriter(4000, nil, nil)
+	for ord := range b.N {
+		w.executed.mark(ord) // as a sweep's writer knows the twins it stored (the first send orders this before the writer reads it)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime(b)
+	for i := range b.N {
+		w.send([]row{item(perBuild+i, true)})
 	}
 	if err := w.close(); err != nil {
 		b.Fatal(err)

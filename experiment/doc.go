@@ -107,7 +107,9 @@
 //	         fixture_resets, emits, parses, contract_checks,
 //	         attribution_steps, wall_ns,
 //	         reached, match_n, match_exact, match_name_only,
-//	         match_order_ignored, trace, from_twin, checksum)
+//	         match_order_ignored, trace, checksum)  executed items
+//	taken(ord, unit, design, twin, trace, checksum)  items taken from
+//	                                       their twin: its row's values
 //	coverage(unit, builds, checksum)       a probed clean unit's covering mutants
 //	blames(id, blame, checksum)            distinct blames, JSON; 0 is []
 //	finding_texts(id, rule, message, location, evidence, checksum)

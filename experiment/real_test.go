@@ -3,7 +3,6 @@ package experiment
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -112,17 +111,7 @@ func TestSweepRealDeterminism(t *testing.T) {
 	})
 
 	t.Run("interrupted and resumed", func(t *testing.T) {
-		dir := t.TempDir()
-		pf := filepath.Join(dir, "p.yaml")
-		writeFile(t, pf, smallProtocol)
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		opt := Options{ProtocolPath: pf, RunDir: filepath.Join(dir, "run"), Workers: 2, Batch: 10,
-			Stack: interrupting(st, int64(sum1.Items/4), cancel), Logger: zerolog.Nop()}
-		if _, err := Run(ctx, opt); !errors.Is(err, context.Canceled) {
-			t.Fatalf("interrupted Run = %v, want context.Canceled", err)
-		}
-		opt.Resume, opt.Stack = true, st
+		opt := interruptedRun(t, st, smallProtocol, 2, 10, int64(sum1.Items/4))
 		sum, err := Run(context.Background(), opt)
 		if err != nil {
 			t.Fatal(err)

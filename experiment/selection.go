@@ -21,7 +21,8 @@ import (
 // unit makes, and records the mutants that could have changed one. The
 // items of a mutant unit whose twin no seam of the mutant reached are not
 // executed: their rows are the twin's, with the build replaced, and
-// outcomes.from_twin marks them in runs.db. Replay executes any of them.
+// runs.db stores them as references to the twin's rows (taken). Replay
+// executes any of them.
 //
 // Why that is exact, and what else could differ: a build reaches a run
 // only through its seams ([mission.Build] holds nothing else, and the
@@ -202,7 +203,7 @@ func (sel *selection) readTwins(s *store, done bitset) error {
 	}
 	rows := map[int][]row{}
 	var m unitMemo
-	err = s.scan(nm, "o.ord < ?", []any{int64(len(sel.twins) * pl.slots())}, func(it *storedItem) error {
+	err = s.scan(nm, "{i}.ord < ?", []any{int64(len(sel.twins) * pl.slots())}, func(it *storedItem) error {
 		if _, ok := covered[it.unit]; ok {
 			rows[it.unit] = append(rows[it.unit], storedRow(it))
 		}
@@ -316,7 +317,8 @@ func (sel *selection) take(ctx context.Context, u unit, done bitset, sample floa
 	b, sc := pl.builds[u.build].Info, pl.scenarios[u.scenario]
 	out := make([]takenRow, len(items))
 	for slot, t := range items {
-		r := row{ord: itemIndex(pl, u.index, slot), item: t.Item, findings: t.Findings, fromTwin: true}
+		r := row{ord: itemIndex(pl, u.index, slot), item: t.Item, findings: t.Findings, fromTwin: true,
+			twin: itemIndex(pl, u.index%len(sel.twins), slot)}
 		r.item.Build, r.item.Class, r.item.Location = b.ID, b.Class, b.Location
 		r.id = ItemID(b.ID, r.item.Design, sc.ID, u.trial)
 		o := outcome{row: r}
@@ -343,11 +345,10 @@ type takenRow struct {
 
 // selectionUse fills sel's counts from the stored items.
 func (s *store) selectionUse(sel *reports.Selection) error {
-	q := `SELECT count(*), coalesce(sum(from_twin), 0), coalesce(sum(CASE WHEN from_twin = 1 THEN model_calls END), 0),
-		coalesce(sum(CASE WHEN from_twin = 1 THEN tokens END), 0),
-		(SELECT count(*) FROM units), (SELECT count(*) FROM (SELECT ord / ? AS u FROM outcomes GROUP BY u HAVING min(from_twin) = 0))
-		FROM outcomes`
-	err := s.db.QueryRow(q, s.slots).Scan(&sel.Items, &sel.ItemsTaken, &sel.ModelCallsAvoided, &sel.TokensAvoided, &sel.Units, &sel.UnitsExecuted)
+	q := `SELECT (SELECT count(*) FROM outcomes) + count(k.ord), count(k.ord), coalesce(sum(o.model_calls), 0),
+		coalesce(sum(o.tokens), 0), (SELECT count(*) FROM units), (SELECT count(DISTINCT unit) FROM outcomes)
+		FROM taken k JOIN outcomes o ON o.ord = k.twin`
+	err := s.db.QueryRow(q).Scan(&sel.Items, &sel.ItemsTaken, &sel.ModelCallsAvoided, &sel.TokensAvoided, &sel.Units, &sel.UnitsExecuted)
 	if err != nil {
 		return fmt.Errorf("count the items taken from clean twins: %w", err)
 	}

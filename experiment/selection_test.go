@@ -3,14 +3,12 @@ package experiment
 import (
 	"bytes"
 	"context"
-	"errors"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/rs/zerolog"
 
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/mission/invoice"
@@ -131,21 +129,11 @@ func TestSelectionResume(t *testing.T) {
 	_, full, err := runProtocol(t, st, smallProtocol, Options{Workers: 2})
 	finished(t, err)
 
-	dir := t.TempDir()
-	pf := filepath.Join(dir, "p.yaml")
-	writeFile(t, pf, smallProtocol)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	// The clean build is 8 units of 3 design items; cancel well after.
-	opt := Options{ProtocolPath: pf, RunDir: filepath.Join(dir, "run"), Workers: 2, Batch: 10,
-		Stack: interrupting(st, 40, cancel), Logger: zerolog.Nop()}
-	if _, err := Run(ctx, opt); !errors.Is(err, context.Canceled) {
-		t.Fatalf("interrupted Run = %v, want context.Canceled", err)
-	}
+	opt := interruptedRun(t, st, smallProtocol, 2, 10, 40)
 	if got := queryRows(t, opt.RunDir, "SELECT count(*) FROM coverage"); got[0] != "8" {
 		t.Fatalf("coverage rows after the interrupt = %s, want 8", got[0])
 	}
-	opt.Resume, opt.Stack = true, st
 	if _, err := Run(context.Background(), opt); err != nil {
 		finished(t, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
@@ -17,7 +18,11 @@ import (
 	"github.com/baton-lab/baton/reports"
 )
 
-// StoreSchema identifies the layout of runs.db. v8 marks the items taken
+// StoreSchema identifies the layout of runs.db. v9 stores an item taken
+// from its clean twin as a reference to the twin's row (the taken table:
+// its place, its kept trace and its checksum; its values and findings are
+// the twin's, read through it), where v8 copied the twin's row and
+// findings. v8 marks the items taken
 // from their clean twin instead of executed (outcomes.from_twin, in the
 // items view) and keeps each probed clean unit's coverage (coverage). v7
 // keeps each distinct
@@ -33,7 +38,7 @@ import (
 // offers views for auditors (items, findings, item_flags, suite_runs,
 // detection_cells). v3 kept one wide row per item, keyed by its place in
 // the plan. An older store is refused, not migrated.
-const StoreSchema = "baton.runs/v8"
+const StoreSchema = "baton.runs/v9"
 
 // ObservationName is the name of the observation run in the designs table
 // of runs.db.
@@ -130,8 +135,19 @@ CREATE TABLE outcomes (
 	match_name_only     INTEGER NOT NULL,
 	match_order_ignored INTEGER NOT NULL,
 	trace               INTEGER,
-	from_twin           INTEGER NOT NULL DEFAULT 0,
 	checksum            INTEGER NOT NULL
+);
+-- Items taken from their clean twin (see selection.go): a reference to
+-- the twin's outcomes row (the clean build's unit of the same scenario and
+-- trial, the same slot), whose values and findings the item has; only its
+-- kept trace (NULL when none) and its checksum are its own.
+CREATE TABLE taken (
+	ord      INTEGER PRIMARY KEY,
+	unit     INTEGER GENERATED ALWAYS AS (ord / {slots}) VIRTUAL,
+	design   INTEGER GENERATED ALWAYS AS (ord % {slots}) VIRTUAL,
+	twin     INTEGER GENERATED ALWAYS AS (ord / {slots} % ({scenarios} * {trials}) * {slots} + ord % {slots}) VIRTUAL,
+	trace    INTEGER,
+	checksum INTEGER NOT NULL
 );
 CREATE TABLE blames (
 	id       INTEGER PRIMARY KEY,
@@ -161,7 +177,7 @@ CREATE TABLE traces (
 );
 
 CREATE VIEW items AS
-SELECT o.ord AS ord,
+SELECT u.ord * {slots} + d.ord AS ord,
 	b.id || '/' || d.id || '/' || s.id || '/' || u.trial AS id,
 	b.id AS build, b.class AS class, d.id AS design, s.id AS scenario, u.trial AS trial, t.seed AS seed,
 	o.flagged AS flagged, bl.blame AS blame, (SELECT count(*) FROM item_findings f WHERE f.item = o.ord) AS findings,
@@ -176,20 +192,22 @@ SELECT o.ord AS ord,
 	CASE WHEN d.ord = 0 THEN (SELECT e.sha256 FROM end_states e WHERE e.id = u.end_state) ELSE '' END AS end_sha256,
 	coalesce(tr.sha256, '') AS trace_sha256,
 	tr.data IS NOT NULL AS trace_stored,
-	o.from_twin AS from_twin
+	k.ord IS NOT NULL AS from_twin
 FROM designs d
 JOIN builds b
 JOIN units u ON u.build = b.ord
-JOIN outcomes o ON o.ord = u.ord * {slots} + d.ord
+LEFT JOIN taken k ON k.ord = u.ord * {slots} + d.ord
+JOIN outcomes o ON o.ord = coalesce(k.twin, u.ord * {slots} + d.ord)
 JOIN scenarios s ON s.ord = u.scenario
 JOIN trials t ON t.scenario = u.scenario AND t.trial = u.trial
 JOIN blames bl ON bl.id = o.blame
-LEFT JOIN traces tr ON tr.id = o.trace;
+LEFT JOIN traces tr ON tr.id = CASE WHEN k.ord IS NULL THEN o.trace ELSE k.trace END;
 
 CREATE VIEW findings AS
 SELECT f.item AS ord, b.id || '/' || d.id || '/' || s.id || '/' || u.trial AS item_id, f.seq AS seq,
 	x.rule AS rule, x.message AS message, x.location AS location, x.evidence AS evidence
-FROM item_findings f
+FROM (SELECT item, seq, finding FROM item_findings
+	UNION ALL SELECT k.ord, f.seq, f.finding FROM taken k JOIN item_findings f ON f.item = k.twin) f
 JOIN finding_texts x ON x.id = f.finding
 JOIN units u ON u.ord = f.item / {slots}
 JOIN builds b ON b.ord = u.build
@@ -197,7 +215,7 @@ JOIN scenarios s ON s.ord = u.scenario
 JOIN designs d ON d.ord = f.item % {slots};
 
 CREATE VIEW item_flags AS
-SELECT o.ord AS ord, d.id AS design, b.id AS build, b.class AS class, b.location AS location,
+SELECT u.ord * {slots} + d.ord AS ord, d.id AS design, b.id AS build, b.class AS class, b.location AS location,
 	s.id AS scenario, u.trial AS trial, o.flagged AS flagged,
 	coalesce(t.flagged, 0) AS twin_flagged,
 	o.flagged AND NOT coalesce(t.flagged, 0) AS fresh,
@@ -206,7 +224,9 @@ SELECT o.ord AS ord, d.id AS design, b.id AS build, b.class AS class, b.location
 FROM designs d
 JOIN builds b
 JOIN units u ON u.build = b.ord
-JOIN outcomes o ON o.ord = u.ord * {slots} + d.ord
+-- a taken item's values are its twin's
+LEFT JOIN taken k ON k.ord = u.ord * {slots} + d.ord
+JOIN outcomes o ON o.ord = coalesce(k.twin, u.ord * {slots} + d.ord)
 JOIN scenarios s ON s.ord = u.scenario
 JOIN blames bl ON bl.id = o.blame
 -- the clean twin: the clean build is builds.ord 0, so the unit of the same
@@ -267,6 +287,29 @@ type store struct {
 	// dictCache bounds the writer's trace and end-state caches; 0 is
 	// dictionaryCache.
 	dictCache int
+	// stmts are the reads prepared so far, by query (see [store.prepared]).
+	stmtsMu sync.Mutex
+	stmts   map[string]*sql.Stmt
+}
+
+// prepared returns query prepared, once per store: a point read (replay,
+// the report's example items) would otherwise spend most of its time
+// parsing its query.
+func (s *store) prepared(query string) (*sql.Stmt, error) {
+	s.stmtsMu.Lock()
+	defer s.stmtsMu.Unlock()
+	if st, ok := s.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := s.db.Prepare(query)
+	if err != nil {
+		return nil, err
+	}
+	if s.stmts == nil {
+		s.stmts = map[string]*sql.Stmt{}
+	}
+	s.stmts[query] = st
+	return st, nil
 }
 
 // writeDSN opens runs.db for the sweep. Results regenerate from the
@@ -338,8 +381,17 @@ func (s *store) create(pl *plan) error {
 			return err
 		}
 	}
+	stmts := map[string]*sql.Stmt{} // each insert parsed once: a plan has thousands of trials
 	for _, r := range planRows(pl) {
-		if _, err := tx.Exec(r.insert, r.args...); err != nil {
+		st, ok := stmts[r.insert]
+		if !ok {
+			if st, err = tx.Prepare(r.insert); err != nil {
+				return fmt.Errorf("%s: %w", r.table, err)
+			}
+			defer st.Close()
+			stmts[r.insert] = st
+		}
+		if _, err := st.Exec(r.args...); err != nil {
 			return fmt.Errorf("%s: %w", r.table, err)
 		}
 	}
@@ -467,6 +519,12 @@ func (s *store) checkpoint() error {
 // close closes the store. A writable store is first checkpointed and left
 // as one file (journal_mode DELETE) for auditors.
 func (s *store) close() error {
+	s.stmtsMu.Lock()
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	s.stmts = nil
+	s.stmtsMu.Unlock()
 	var err1 error
 	if !s.readOnly {
 		_, err1 = s.db.Exec("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE")
@@ -648,6 +706,17 @@ type bitset []uint64
 func newBitset(n int) bitset    { return make(bitset, (n+63)/64) }
 func (b bitset) set(i int)      { b[i/64] |= 1 << (i % 64) }
 func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
+
+// mark sets bit i, growing b as needed.
+func (b *bitset) mark(i int) {
+	if n := i/64 + 1; n > len(*b) {
+		*b = append(*b, make(bitset, n-len(*b))...)
+	}
+	b.set(i)
+}
+
+// holds reports whether bit i is set; b may be shorter than i.
+func (b bitset) holds(i int) bool { return i/64 < len(b) && b.has(i) }
 
 // itemIndex is the place in the plan of unit u's item in slot s (0 the
 // observation run, then the designs in protocol order): units in plan

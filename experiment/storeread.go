@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,6 +36,9 @@ type storedItem struct {
 	traceStored bool
 	// unit is the item's place among the units (outcomes.unit).
 	unit int
+	// source is the ord of the outcomes row holding the item's values:
+	// its own, or its clean twin's when it was taken from it.
+	source int
 	// evidence is each finding's evidence and blame the item's blame, as
 	// stored (JSON).
 	evidence []string
@@ -183,7 +187,10 @@ func (s *store) readDictionaries(nm *names, ids *dictIDs) error {
 			for i, id := range d.ids {
 				args[i] = id
 			}
-			err = eachRow(s.db, d.query+" WHERE id IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(d.ids)), ", ")+")", d.row, args...)
+			var st *sql.Stmt
+			if st, err = s.prepared(d.query + " WHERE id IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(d.ids)), ", ") + ")"); err == nil {
+				err = eachStmtRow(st, d.row, args...)
+			}
 		}
 		if err != nil {
 			return err
@@ -265,19 +272,50 @@ func scanProblem(err error) string {
 	return msg
 }
 
-// scanSQL reads items, a row per finding (or one for an item without),
-// in plan order: integers only but for the run hash of an observation
-// run's unit; the dictionaries are read once, before ([names]).
-var scanSQL = `SELECT o.ord, o.flags, ` + costNames("o.") + `, o.wall_ns,
+// scanArms read items, a row per finding (or one for an item without):
+// the executed items (outcomes) and the items taken from their twin
+// (taken, whose values and findings are its twin's outcomes row's, o),
+// each in plan order, merged by SQLite in plan order; integers only but
+// for the run hash of an observation run's unit; the dictionaries are read
+// once, before ([names]). In a condition on them, {i} is the item's own
+// row (ord, unit, design, trace) and {v} the row of its values.
+var scanArms = [2]string{`SELECT o.ord, o.ord, o.flags, ` + costNames("o.") + `, o.wall_ns,
 	o.reached, o.match_n, o.match_exact, o.match_name_only, o.match_order_ignored, o.checksum, o.blame, o.trace,
 	u.ord, u.run_sha256, u.end_state, u.checksum, f.seq, f.finding
 FROM outcomes o
 LEFT JOIN units u ON u.ord = o.unit AND o.design = 0
-LEFT JOIN item_findings f ON f.item = o.ord`
+LEFT JOIN item_findings f ON f.item = o.ord`, `SELECT k.ord, o.ord, o.flags, ` + costNames("o.") + `, o.wall_ns,
+	o.reached, o.match_n, o.match_exact, o.match_name_only, o.match_order_ignored, k.checksum, o.blame, k.trace,
+	u.ord, u.run_sha256, u.end_state, u.checksum, f.seq, f.finding
+FROM taken k
+LEFT JOIN outcomes o ON o.ord = k.twin
+LEFT JOIN units u ON u.ord = k.unit AND k.design = 0
+LEFT JOIN item_findings f ON f.item = o.ord`}
 
-// scanned is one row of scanSQL.
+// scanArmNames are what {i} and {v} stand for in each arm's condition.
+var scanArmNames = [2]*strings.Replacer{strings.NewReplacer("{i}", "o", "{v}", "o"), strings.NewReplacer("{i}", "k", "{v}", "o")}
+
+// scanQuery is the query of [store.scan] for a condition on its arms.
+func scanQuery(where string) string {
+	var q strings.Builder
+	for i, arm := range scanArms {
+		if i > 0 {
+			q.WriteString("\nUNION ALL\n")
+		}
+		q.WriteString(arm)
+		if where != "" {
+			q.WriteString(" WHERE " + scanArmNames[i].Replace(where))
+		}
+	}
+	q.WriteString("\nORDER BY 1, " + strconv.Itoa(17+len(costColumns))) // ord, seq
+	return q.String()
+}
+
+// scanned is one row of a scan.
 type scanned struct {
-	ord, flags, wallNS                                   int64
+	ord                                                  int64
+	source                                               sql.NullInt64 // the row holding the values: the item's or its twin's
+	flags, wallNS                                        int64
 	cost                                                 [16]int64 // costColumns, in order
 	reached, matchN, exact, nameOnly, orderIgn, checksum int64
 	blameID                                              int64
@@ -287,7 +325,7 @@ type scanned struct {
 }
 
 func (c *scanned) dest() []any {
-	d := []any{&c.ord, &c.flags}
+	d := []any{&c.ord, &c.source, &c.flags}
 	for i := range costColumns {
 		d = append(d, &c.cost[i])
 	}
@@ -305,15 +343,19 @@ func (c *scanned) costOf() mission.Cost {
 	return out
 }
 
-// scan reads the items whose rows where (a condition on outcomes o; ""
-// for every item) selects, in plan order, checks each and hands it to fn.
-// The item is only valid during the call.
+// scan reads the items whose rows where (a condition on {i}, the item's
+// own row, and {v}, the row of its values, see [scanArms]; "" for every
+// item) selects, in plan order, checks each and hands it to fn. The item
+// is only valid during the call.
 func (s *store) scan(nm *names, where string, args []any, fn func(*storedItem) error) error {
-	q := scanSQL
 	if where != "" {
-		q += " WHERE " + where
+		args = append(slices.Clip(args), args...) // once for each arm
 	}
-	rows, err := s.db.Query(q+" ORDER BY o.ord, f.seq", args...)
+	st, err := s.prepared(scanQuery(where))
+	if err != nil {
+		return fmt.Errorf("read stored items: %w", err)
+	}
+	rows, err := st.Query(args...)
 	if err != nil {
 		return fmt.Errorf("read stored items: %w", err)
 	}
@@ -339,7 +381,10 @@ func (s *store) scan(nm *names, where string, args []any, fn func(*storedItem) e
 	for rows.Next() {
 		c = scanned{}
 		if err := rows.Scan(dest...); err != nil {
-			return damaged("outcomes row %d: %s", c.ord, scanProblem(err))
+			if !c.source.Valid {
+				return damaged("taken row %d: its clean twin's outcomes row is not stored", c.ord)
+			}
+			return damaged("outcomes row %d: %s", c.source.Int64, scanProblem(err))
 		}
 		if !have || c.ord != head.ord {
 			if err := finish(); err != nil {
@@ -372,7 +417,7 @@ func (s *store) scan(nm *names, where string, args []any, fn func(*storedItem) e
 // startItem fills it from an item's first row, naming its keys: its
 // unit's build, scenario and trial follow from the unit's place.
 func (s *store) startItem(nm *names, it *storedItem, c *scanned) error {
-	*it = storedItem{ord: int(c.ord), unit: int(c.ord) / s.slots, findings: it.findings[:0], evidence: it.evidence[:0]}
+	*it = storedItem{ord: int(c.ord), unit: int(c.ord) / s.slots, source: int(c.source.Int64), findings: it.findings[:0], evidence: it.evidence[:0]}
 	perBuild := len(nm.scenarios) * nm.trials
 	b, sc, d, t := it.unit/max(perBuild, 1), it.unit/max(nm.trials, 1)%max(len(nm.scenarios), 1), int(c.ord)%s.slots, it.unit%max(nm.trials, 1)+1
 	if c.ord < 0 || b >= len(nm.builds) || perBuild == 0 {
@@ -430,6 +475,10 @@ func (s *store) checkItem(it *storedItem, c *scanned, scratch *[]byte) error {
 	x.Findings = len(it.findings)
 	r := row{ord: it.ord, item: *x, findings: it.findings, traceSHA: it.traceSHA, blame: it.blame, evidence: it.evidence}
 	if r.outcomeChecksum(scratch) != c.checksum {
+		if it.source != it.ord {
+			return damaged("taken row %d (%s) does not match its checksum: the row, or its twin's outcomes row %d or item_findings rows, changed",
+				it.ord, it.id(), it.source)
+		}
 		return damaged("outcomes row %d (%s) does not match its checksum: the row, or its item_findings rows, changed", it.ord, it.id())
 	}
 	if x.Design == "" {
@@ -471,6 +520,15 @@ func (s *store) planNames() (*names, error) {
 	return s.nm, nil
 }
 
+// pointSQL reads the row holding the values of the item at ?1 (its own,
+// or its twin's when it was taken), its blame, its kept trace and its
+// unit's end state.
+const pointSQL = `SELECT o.ord, o.blame, o.trace, u.end_state FROM outcomes o
+	LEFT JOIN units u ON u.ord = o.unit AND o.design = 0 WHERE o.ord = ?1
+	UNION ALL
+	SELECT o.ord, o.blame, k.trace, u.end_state FROM taken k JOIN outcomes o ON o.ord = k.twin
+	LEFT JOIN units u ON u.ord = k.unit AND k.design = 0 WHERE k.ord = ?1`
+
 // pointNames opens the way to reading the item at ord alone: the store's
 // names and the dictionary rows the item refers to, each checked. A
 // reference that does not read as a key falls back to reading every
@@ -482,17 +540,22 @@ func (s *store) pointNames(ord int) (*names, error) {
 		return nm, err
 	}
 	var (
-		blame      int64
-		trace, end sql.NullInt64
-		ids        dictIDs
+		source, blame int64
+		trace, end    sql.NullInt64
+		ids           dictIDs
 	)
-	err = s.db.QueryRow(`SELECT o.blame, o.trace, u.end_state FROM outcomes o
-		LEFT JOIN units u ON u.ord = o.unit AND o.design = 0 WHERE o.ord = ?`, int64(ord)).Scan(&blame, &trace, &end)
+	st, err := s.prepared(pointSQL)
+	if err == nil {
+		err = st.QueryRow(int64(ord)).Scan(&source, &blame, &trace, &end)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return nm, nil
 	}
 	if err == nil {
-		err = eachRow(s.db, "SELECT finding FROM item_findings WHERE item = ?", func(scan func(...any) error) error {
+		st, err = s.prepared("SELECT finding FROM item_findings WHERE item = ?")
+	}
+	if err == nil {
+		err = eachStmtRow(st, func(scan func(...any) error) error {
 			var f int64
 			if err := scan(&f); err != nil {
 				return err
@@ -501,7 +564,7 @@ func (s *store) pointNames(ord int) (*names, error) {
 				ids.findings = append(ids.findings, f)
 			}
 			return nil
-		}, int64(ord))
+		}, source)
 	}
 	if err != nil {
 		return s.checked()
@@ -551,10 +614,10 @@ func (s *store) stream(fn func(reports.Item) error) error {
 	return s.scan(nm, "", nil, func(it *storedItem) error { return fn(it.item) })
 }
 
-// count returns how many items are stored.
+// count returns how many items are stored: executed and taken.
 func (s *store) count() (int, error) {
 	var n int
-	err := s.db.QueryRow("SELECT count(*) FROM outcomes").Scan(&n)
+	err := s.db.QueryRow("SELECT (SELECT count(*) FROM outcomes) + (SELECT count(*) FROM taken)").Scan(&n)
 	return n, err
 }
 
@@ -566,7 +629,7 @@ func (s *store) item(ord int, id string) (*storedItem, error) {
 		return nil, err
 	}
 	var out *storedItem
-	err = s.scan(nm, "o.ord = ?", []any{int64(ord)}, func(it *storedItem) error {
+	err = s.scan(nm, "{i}.ord = ?", []any{int64(ord)}, func(it *storedItem) error {
 		if got := it.id(); got != id {
 			return damaged("outcomes row %d holds %s, the plan places %s there", ord, got, id)
 		}

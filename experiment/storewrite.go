@@ -43,15 +43,17 @@ type row struct {
 	unit         bool
 	unitChecksum int64
 
-	// fromTwin marks a row taken from its clean twin, not executed (see [selection]); probed, on a clean unit's first row, that
+	// fromTwin marks a row taken from its clean twin, not executed (see [selection]), and twin is
+	// the twin's ord; probed, on a clean unit's first row, that
 	// coverage lists the builds whose seams could act in the unit.
 	fromTwin bool
+	twin     int
 	probed   bool
 	coverage []int
 }
 
 // seal prepares r for the writer: the JSON of its blame and evidence, its
-// findings' dictionary keys and its checksums. u is r's unit; scratch is
+// findings' dictionary keys (an executed row's) and its checksums. u is r's unit; scratch is
 // the worker's buffer.
 func (r *row) seal(u unit, scratch *[]byte) {
 	it := &r.item
@@ -61,11 +63,16 @@ func (r *row) seal(u unit, scratch *[]byte) {
 	}
 	r.evidence, r.keys = nil, nil
 	if n := len(r.findings); n > 0 {
-		r.evidence, r.keys = make([]string, n), make([]string, n)
+		r.evidence = make([]string, n)
+		if !r.fromTwin { // a taken row's findings are its twin's rows
+			r.keys = make([]string, n)
+		}
 		for i := range r.findings {
 			f := &r.findings[i]
 			r.evidence[i] = string(appendEvidence((*scratch)[:0], f.Evidence))
-			r.keys[i] = findingKey(f.Rule, f.Message, string(f.Location), r.evidence[i])
+			if r.keys != nil {
+				r.keys[i] = findingKey(f.Rule, f.Message, string(f.Location), r.evidence[i])
+			}
 		}
 	}
 	r.checksum = r.outcomeChecksum(scratch)
@@ -169,6 +176,12 @@ type writer struct {
 	err      error
 	written  int
 	dict     *dictionaries
+	// executed marks the ords of the outcomes rows the store holds, as
+	// far as the writer knows (see [writer.ready]).
+	executed bitset
+	// order and sorted are the buffers of [writer.sortByOrd].
+	order  []int32
+	sorted []row
 }
 
 // dictionaries are the writer's maps of what runs.db's dictionary tables
@@ -259,6 +272,8 @@ func (w *writer) close() error {
 const (
 	unitColumns    = "ord, run_sha256, end_state, checksum"
 	unitParams     = 4
+	takenColumns   = "ord, trace, checksum"
+	takenParams    = 3
 	findingColumns = "item, seq, finding"
 	findingParams  = 3
 	// chunk is the rows per multi-row INSERT: one statement step binds
@@ -267,8 +282,8 @@ const (
 )
 
 var (
-	outcomeColumns = "ord, flags, blame, " + costNames("") + ", wall_ns, reached, match_n, match_exact, match_name_only, match_order_ignored, trace, from_twin, checksum"
-	outcomeParams  = 12 + len(costColumns)
+	outcomeColumns = "ord, flags, blame, " + costNames("") + ", wall_ns, reached, match_n, match_exact, match_name_only, match_order_ignored, trace, checksum"
+	outcomeParams  = 11 + len(costColumns)
 )
 
 // insertSQL returns a multi-row INSERT of n rows.
@@ -280,10 +295,10 @@ func insertSQL(table, columns string, params, n int) string {
 // stmts are the writer's prepared statements: a single-row and a chunk-row
 // insert per table the sweep appends to, and the dictionaries' inserts.
 type stmts struct {
-	units, outcomes, findings     [2]*sql.Stmt
-	blame, finding, trace, stored *sql.Stmt
-	coverage                      *sql.Stmt
-	end, findTrace, findEnd       *sql.Stmt
+	units, outcomes, taken, findings [2]*sql.Stmt
+	blame, finding, trace, stored    *sql.Stmt
+	coverage, findOutcome            *sql.Stmt
+	end, findTrace, findEnd          *sql.Stmt
 }
 
 func (w *writer) prepare() (*stmts, error) {
@@ -296,6 +311,8 @@ func (w *writer) prepare() (*stmts, error) {
 		{&st.units[1], insertSQL("units", unitColumns, unitParams, chunk)},
 		{&st.outcomes[0], insertSQL("outcomes", outcomeColumns, outcomeParams, 1)},
 		{&st.outcomes[1], insertSQL("outcomes", outcomeColumns, outcomeParams, chunk)},
+		{&st.taken[0], insertSQL("taken", takenColumns, takenParams, 1)},
+		{&st.taken[1], insertSQL("taken", takenColumns, takenParams, chunk)},
 		{&st.findings[0], insertSQL("item_findings", findingColumns, findingParams, 1)},
 		{&st.findings[1], insertSQL("item_findings", findingColumns, findingParams, chunk)},
 		{&st.blame, "INSERT INTO blames(id, blame, checksum) VALUES(?, ?, ?)"},
@@ -306,6 +323,7 @@ func (w *writer) prepare() (*stmts, error) {
 		{&st.end, "INSERT INTO end_states(id, sha256, checksum) VALUES(?, ?, ?) ON CONFLICT(sha256) DO NOTHING"},
 		{&st.findTrace, "SELECT id, data IS NOT NULL FROM traces WHERE sha256 = ?"},
 		{&st.findEnd, "SELECT id FROM end_states WHERE sha256 = ?"},
+		{&st.findOutcome, "SELECT count(*) FROM outcomes WHERE ord = ?"},
 	} {
 		s, err := w.s.db.Prepare(p.sql)
 		if err != nil {
@@ -318,8 +336,9 @@ func (w *writer) prepare() (*stmts, error) {
 }
 
 func (st *stmts) close() {
-	for _, s := range []*sql.Stmt{st.units[0], st.units[1], st.outcomes[0], st.outcomes[1], st.findings[0], st.findings[1],
-		st.blame, st.finding, st.trace, st.stored, st.end, st.findTrace, st.findEnd, st.coverage} {
+	for _, s := range []*sql.Stmt{st.units[0], st.units[1], st.outcomes[0], st.outcomes[1], st.taken[0], st.taken[1],
+		st.findings[0], st.findings[1], st.blame, st.finding, st.trace, st.stored, st.end, st.findTrace, st.findEnd,
+		st.coverage, st.findOutcome} {
 		if s != nil {
 			s.Close()
 		}
@@ -349,16 +368,16 @@ func (w *writer) loop() {
 		pending = append(pending, rows...)
 		w.written += len(rows)
 		if len(pending) >= w.batch {
-			w.err = w.flush(st, pending)
-			clear(pending)
-			pending = pending[:0]
+			pending, w.err = w.flush(st, pending)
 		}
 		if w.progress != nil && w.err == nil {
 			w.progress(w.written)
 		}
 	}
 	if w.err == nil && len(pending) > 0 {
-		w.err = w.flush(st, pending)
+		if pending, w.err = w.flush(st, pending); w.err == nil && len(pending) > 0 {
+			w.err = fmt.Errorf("run store writer: %d items taken from a clean twin whose row was never stored, from %s", len(pending), pending[0].id)
+		}
 	}
 }
 
@@ -403,6 +422,18 @@ func (s *store) writerDictionaries() (*dictionaries, error) {
 // eachRow runs query and calls fn with a scanner for each row.
 func eachRow(db *sql.DB, query string, fn func(scan func(...any) error) error, args ...any) error {
 	rows, err := db.Query(query, args...)
+	return eachOf(rows, err, fn)
+}
+
+// eachStmtRow is [eachRow] of a prepared statement.
+func eachStmtRow(st *sql.Stmt, fn func(scan func(...any) error) error, args ...any) error {
+	rows, err := st.Query(args...)
+	return eachOf(rows, err, fn)
+}
+
+// eachOf calls fn with a scanner for each of rows, the result of a query
+// that returned err.
+func eachOf(rows *sql.Rows, err error, fn func(scan func(...any) error) error) error {
 	if err != nil {
 		return err
 	}
@@ -423,28 +454,102 @@ type refs struct {
 }
 
 // flush writes rows in one transaction: first the dictionary entries the
-// rows bring, then units, outcomes and item findings, each in key order
-// (two workers' rows interleave, and inserting at two places of a table
-// costs more than appending).
-func (w *writer) flush(st *stmts, rows []row) error {
+// rows bring, then units, outcomes, taken items and item findings, each
+// in key order (two workers' rows interleave, and inserting at two places
+// of a table costs more than appending). A taken row whose twin's row is
+// not stored yet is held back: flush returns the rows held, at the start
+// of rows, for the next flush.
+func (w *writer) flush(st *stmts, rows []row) ([]row, error) {
 	tx, err := w.s.db.Begin()
 	if err != nil {
-		return fmt.Errorf("run store writer: %w", err)
+		return nil, fmt.Errorf("run store writer: %w", err)
 	}
 	defer tx.Rollback()
-	slices.SortFunc(rows, func(a, b row) int { return cmp.Compare(a.ord, b.ord) })
+	sorted := w.sortByOrd(rows)
+	defer clear(sorted) // the writer's copy holds no row past the flush
+	now, held, err := w.ready(tx, st, sorted)
+	if err != nil {
+		return nil, fmt.Errorf("run store writer: %w", err)
+	}
+	if len(now) > 0 {
+		if err := w.insert(tx, st, now); err != nil {
+			return nil, err
+		}
+		if err := tx.Commit(); err != nil {
+			return nil, fmt.Errorf("run store writer: commit: %w", err)
+		}
+	}
+	out := append(rows[:0], held...)
+	clear(rows[len(out):cap(rows)])
+	return out, nil
+}
+
+// sortByOrd returns rows in key order, in the writer's own buffer: it
+// sorts their places and copies each row once (a row is some 600 bytes,
+// which a sort's swaps would copy many times over).
+func (w *writer) sortByOrd(rows []row) []row {
+	idx := w.order[:0]
+	for i := range rows {
+		idx = append(idx, int32(i))
+	}
+	slices.SortFunc(idx, func(a, b int32) int { return cmp.Compare(rows[a].ord, rows[b].ord) })
+	out := w.sorted[:0]
+	for _, i := range idx {
+		out = append(out, rows[i])
+	}
+	w.order, w.sorted = idx, out
+	return out
+}
+
+// ready splits rows, in order, into those to store now and the taken rows
+// whose twin's row the store does not hold yet (a worker that took them
+// can hand them over before the worker that ran the twin does). It marks
+// the executed rows as stored.
+func (w *writer) ready(tx *sql.Tx, st *stmts, rows []row) (now, held []row, err error) {
+	for i := range rows {
+		if !rows[i].fromTwin {
+			w.executed.mark(rows[i].ord)
+		}
+	}
+	n := 0
+	for i := range rows {
+		r := &rows[i]
+		if r.fromTwin && !w.executed.holds(r.twin) {
+			var k int
+			if err := tx.Stmt(st.findOutcome).QueryRow(int64(r.twin)).Scan(&k); err != nil {
+				return nil, nil, fmt.Errorf("twin of %s: %w", r.id, err)
+			}
+			if k == 0 {
+				held = append(held, *r)
+				continue
+			}
+			w.executed.mark(r.twin) // stored by an earlier session
+		}
+		rows[n] = *r
+		n++
+	}
+	return rows[:n], held, nil
+}
+
+// insert writes rows, in key order, within tx.
+func (w *writer) insert(tx *sql.Tx, st *stmts, rows []row) error {
 	var rf refs
 	if err := w.lookup(tx, st, rows, &rf); err != nil {
 		return fmt.Errorf("run store writer: %w", err)
 	}
 	args := make([]any, 0, chunk*outcomeParams)
-	var units []int
+	var units, executed, taken []int
 	for i := range rows {
 		if rows[i].unit {
 			units = append(units, i)
 		}
+		if rows[i].fromTwin {
+			taken = append(taken, i)
+		} else {
+			executed = append(executed, i)
+		}
 	}
-	err = insertChunked(tx, st.units, len(units), &args, func(k int, a []any) []any {
+	err := insertChunked(tx, st.units, len(units), &args, func(k int, a []any) []any {
 		r := &rows[units[k]]
 		return append(a, int64(r.ord/w.s.slots), r.item.TraceHash, rf.end[units[k]], r.unitChecksum)
 	})
@@ -454,15 +559,23 @@ func (w *writer) flush(st *stmts, rows []row) error {
 	if err := insertCoverage(tx.Stmt(st.coverage), rows, w.s.slots); err != nil {
 		return fmt.Errorf("run store writer: coverage from %s: %w", rows[0].id, err)
 	}
-	err = insertChunked(tx, st.outcomes, len(rows), &args, func(k int, a []any) []any {
-		return appendOutcomeArgs(a, &rows[k], rf.blame[k], rf.trace[k])
+	err = insertChunked(tx, st.outcomes, len(executed), &args, func(k int, a []any) []any {
+		i := executed[k]
+		return appendOutcomeArgs(a, &rows[i], rf.blame[i], rf.trace[i])
 	})
 	if err != nil {
 		return fmt.Errorf("run store writer: items from %s: %w", rows[0].id, err)
 	}
+	err = insertChunked(tx, st.taken, len(taken), &args, func(k int, a []any) []any {
+		i := taken[k]
+		return append(a, int64(rows[i].ord), nullID(rf.trace[i]), rows[i].checksum)
+	})
+	if err != nil {
+		return fmt.Errorf("run store writer: taken items from %s: %w", rows[0].id, err)
+	}
 	type fref struct{ row, seq int }
 	var frefs []fref
-	for i := range rows {
+	for _, i := range executed {
 		for j := range rows[i].findings {
 			frefs = append(frefs, fref{i, j})
 		}
@@ -472,9 +585,6 @@ func (w *writer) flush(st *stmts, rows []row) error {
 	})
 	if err != nil {
 		return fmt.Errorf("run store writer: findings from %s: %w", rows[0].id, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("run store writer: commit: %w", err)
 	}
 	return nil
 }
@@ -513,6 +623,19 @@ func (w *writer) lookup(tx *sql.Tx, st *stmts, rows []row, rf *refs) error {
 		if !r.sealed {
 			return fmt.Errorf("item %s: row not sealed", r.id)
 		}
+		tid, err := w.traceID(tx, st, r)
+		if err != nil {
+			return fmt.Errorf("trace of %s: %w", r.id, err)
+		}
+		rf.trace[i] = tid
+		if r.unit {
+			if rf.end[i], err = w.endID(tx, st, r.item.EndHash); err != nil {
+				return fmt.Errorf("end state of %s: %w", r.id, err)
+			}
+		}
+		if r.fromTwin {
+			continue // the twin's row names its blame and findings
+		}
 		id, ok := d.blames[r.blame]
 		if !ok {
 			id = d.next.blame
@@ -536,16 +659,6 @@ func (w *writer) lookup(tx *sql.Tx, st *stmts, rows []row, rf *refs) error {
 				d.findings[key] = id
 			}
 			rf.findings = append(rf.findings, id)
-		}
-		tid, err := w.traceID(tx, st, r)
-		if err != nil {
-			return fmt.Errorf("trace of %s: %w", r.id, err)
-		}
-		rf.trace[i] = tid
-		if r.unit {
-			if rf.end[i], err = w.endID(tx, st, r.item.EndHash); err != nil {
-				return fmt.Errorf("end state of %s: %w", r.id, err)
-			}
 		}
 	}
 	return nil
@@ -629,17 +742,21 @@ func (w *writer) traceID(tx *sql.Tx, st *stmts, r *row) (int64, error) {
 // int64, the driver's own type, which database/sql passes on unconverted.
 func appendOutcomeArgs(args []any, r *row, blame, trace int64) []any {
 	it := &r.item
-	var tr any // NULL: no trace kept
-	if trace >= 0 {
-		tr = trace
-	}
 	i := func(n int) any { return int64(n) }
 	args = append(args, int64(r.ord), flagBits(it), blame)
 	for _, c := range costColumns {
 		args = append(args, i(*c.get(&it.Cost)))
 	}
 	return append(args, it.WallNS, i(it.Reached),
-		i(it.MatchN), i(it.MatchExact), i(it.MatchNameOnly), i(it.MatchOrderIgnored), tr, b2n(r.fromTwin), r.checksum)
+		i(it.MatchN), i(it.MatchExact), i(it.MatchNameOnly), i(it.MatchOrderIgnored), nullID(trace), r.checksum)
+}
+
+// nullID is a dictionary id as bound: NULL for none (-1).
+func nullID(id int64) any {
+	if id < 0 {
+		return nil
+	}
+	return id
 }
 
 // flagBits packs an item's booleans as outcomes.flags holds them: flagged

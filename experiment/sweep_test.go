@@ -119,6 +119,25 @@ func interrupting(st *Stack, n int64, cancel context.CancelFunc) *Stack {
 	return &c
 }
 
+// interruptedRun runs protocol in a new folder on st with workers and
+// batch, cancelled once n items were evaluated, and returns the options
+// that resume it.
+func interruptedRun(tb testing.TB, st *Stack, protocol string, workers, batch int, n int64) Options {
+	tb.Helper()
+	dir := tb.TempDir()
+	pf := filepath.Join(dir, "p.yaml")
+	writeFile(tb, pf, protocol)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opt := Options{ProtocolPath: pf, RunDir: filepath.Join(dir, "run"), Workers: workers, Batch: batch,
+		Stack: interrupting(st, n, cancel), Logger: zerolog.Nop()}
+	if _, err := Run(ctx, opt); !errors.Is(err, context.Canceled) {
+		tb.Fatalf("interrupted Run = %v, want context.Canceled", err)
+	}
+	opt.Resume, opt.Stack = true, st
+	return opt
+}
+
 func TestResumeFake(t *testing.T) {
 	_, fullDir, err := runProtocol(t, fakeStack(), fakeProtocol, Options{Workers: 2})
 	finished(t, err)

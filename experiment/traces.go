@@ -419,7 +419,7 @@ type traceItem struct {
 }
 
 // traceRefs lists, in plan order, the items with a kept trace that where
-// (a condition on outcomes o, see [store.scan]) selects and want accepts,
+// (a condition, see [store.scan]) selects and want accepts,
 // checked.
 func (s *store) traceRefs(where string, want func(it *storedItem) bool) ([]traceItem, error) {
 	nm, err := s.checked()
@@ -442,7 +442,7 @@ func (s *store) traceRefs(where string, want func(it *storedItem) bool) ([]trace
 // during the call. The items want accepts are listed first (the store has
 // one connection), then their traces read one at a time.
 func (s *store) keptTraces(want func(build, id string) bool, fn func(build, id string, trace []byte) error) error {
-	refs, err := s.traceRefs("o.trace IN (SELECT id FROM traces WHERE data IS NOT NULL)",
+	refs, err := s.traceRefs("{i}.trace IN (SELECT id FROM traces WHERE data IS NOT NULL)",
 		func(it *storedItem) bool { return it.traceStored && want(it.item.Build, it.id()) })
 	if err != nil {
 		return fmt.Errorf("read kept traces: %w", err)

@@ -2,8 +2,11 @@ package mission
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"testing"
+
+	"github.com/baton-lab/baton/internal/jsontext"
 )
 
 // hashCases are events whose JSON Lines do not round-trip byte for byte
@@ -119,6 +122,46 @@ func FuzzAppendCompactJSONL(f *testing.F) {
 		}
 		if want := tr.AppendCompact(nil); !bytes.Equal(want, got) {
 			t.Fatalf("from JSON Lines %q\nfrom the trace  %q", got, want)
+		}
+	})
+}
+
+// rawCases are raw JSON fields, compact or not, and not JSON at all.
+var rawCases = []string{
+	``, `{}`, `{"a":1}`, `[1,"x y",null]`, `{"a":"q\\"}`, `{"a":"q\\\" b"}`, `{"a":"\\\\"} `,
+	"{ \"a\" : [1, 2],\n\t\"b\":\"x  y\" }", `"unterminated `, `{"a":"b" `, ` 1`, `tru e`, "\"\xff\"",
+	`{"a":"\" }"}`, `{"a":"\\" }`, `{"a":"\"","b" : 1}`, `{"a":"\\" , "b":1}`,
+}
+
+// appendCompactRaw gives what it gave when it validated raw first: raw
+// when it is compact JSON, else what json.Compact makes of it, else raw.
+func TestAppendCompactRaw(t *testing.T) {
+	for _, raw := range rawCases {
+		if got, want := appendCompactRaw(nil, []byte(raw)), appendCompactRawValidated(nil, []byte(raw)); !bytes.Equal(got, want) {
+			t.Errorf("appendCompactRaw(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}
+
+// appendCompactRawValidated is appendCompactRaw as it was: a validation
+// of raw first.
+func appendCompactRawValidated(b []byte, raw []byte) []byte {
+	if len(raw) > 0 && !jsontext.ValidCompact(raw) {
+		var c bytes.Buffer
+		if json.Compact(&c, raw) == nil {
+			raw = c.Bytes()
+		}
+	}
+	return append(binary.AppendUvarint(b, uint64(len(raw))), raw...)
+}
+
+func FuzzAppendCompactRaw(f *testing.F) {
+	for _, raw := range rawCases {
+		f.Add(raw)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if got, want := appendCompactRaw(nil, []byte(raw)), appendCompactRawValidated(nil, []byte(raw)); !bytes.Equal(got, want) {
+			t.Fatalf("appendCompactRaw(%q) = %q, want %q", raw, got, want)
 		}
 	})
 }
