@@ -7,7 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
+	"strconv"
+	"sync/atomic"
 
 	"github.com/baton-lab/baton/designs"
 	"github.com/baton-lab/baton/mission"
@@ -39,23 +42,56 @@ import (
 // the twin's. A taken item whose trace bytes the run would keep (a sampled
 // item) is executed, since the twin's bytes are not held; a flagged one
 // takes the twin's trace hash.
+//
+// Within a mutant unit that is executed, a core run is served from the
+// twin when the twin executed the same run (same agent and inputs; the
+// scenario, seed and environment are the unit's) and no seam of the
+// build could act in it there: the probe records the candidates that
+// could act in each core run alone ([mission.Probe.BeginRun]). The design
+// gets the twin's run, charged its cost and crediting its oracle with what
+// the twin's recorded (nothing reached), as a run shared within a unit is
+// served (see [itemMission]). Designs stay blind: they ask the mission for
+// a run, as always.
 type selection struct {
 	pl       *plan
 	eligible []bool // per build: may be taken from its twin
 	cands    []int  // the eligible builds, in the probe's candidate order
 	twins    []twin // per clean unit
+
+	// held is the estimated size of the twins' core runs held so far,
+	// at most heldBudget; ran and served count the runs the executed
+	// mutant items executed and the core runs served to them from twins.
+	held        atomic.Int64
+	ran, served atomic.Int64
 }
 
-// twin is what a mutant unit needs of its clean twin: its rows and its
-// coverage, known once ready is closed. The rows are kept as gzipped
-// JSON (some 1 KB a unit, against 5 KB as rows): every clean unit's are
-// held until the sweep ends, and the collector's target multiplies what
-// stays live.
+// heldBudget bounds the estimated size of the twins' core runs a sweep
+// holds (see [coreRunSize]); a twin that would exceed it holds none. The
+// twins are held until the sweep ends (every mutant build visits every
+// twin in turn), and the collector's target multiplies what stays live:
+// a bound that does not grow with the trials keeps the memory of a long
+// run flat.
+const heldBudget = 48 << 20
+
+// twin is what a mutant unit needs of its clean twin: its rows, its
+// coverage and, within the budget, its core runs, known once ready is
+// closed. The rows are kept as gzipped JSON (some 1 KB a unit, against 5
+// KB as rows): every clean unit's are held until the sweep ends, and the
+// collector's target multiplies what stays live.
 type twin struct {
 	ready  chan struct{}
 	ok     bool   // probed and complete: rows and covers hold
 	covers []bool // per build
 	rows   []byte // the []twinItem of the unit's slots, JSON, gzipped
+	// cores are the twin's core runs by key (see [appendCoreKey]), nil
+	// when none are held.
+	cores map[string]*heldCore
+}
+
+// heldCore is a twin's core run and the builds that could act in it.
+type heldCore struct {
+	core   sharedCore
+	covers bitset // by build
 }
 
 // twinItem is what a taken row copies from its twin's.
@@ -286,7 +322,73 @@ func (sel *selection) finish(u unit, rows []row, p *mission.Probe, m *unitMemo) 
 	}
 	rows[0].probed, rows[0].coverage = true, cov
 	tw.rows, tw.ok = data, true
+	tw.cores = sel.hold(m.cores)
 	return nil
+}
+
+// hold returns the core runs of a probed clean unit to hold for its
+// mutant units, each with a trace of its own (the unit's are recycled),
+// or nil when they would exceed the budget.
+func (sel *selection) hold(cores map[string]*sharedCore) map[string]*heldCore {
+	size := 0
+	for k, c := range cores {
+		size += len(k) + coreRunSize(c.run)
+	}
+	if len(cores) == 0 || sel.held.Add(int64(size)) > heldBudget {
+		return nil
+	}
+	out := make(map[string]*heldCore, len(cores))
+	for k, c := range cores {
+		h := &heldCore{core: *c, covers: newBitset(len(sel.pl.builds))}
+		run := *c.run
+		if run.Trace != nil {
+			run.Trace = &mission.Trace{Events: slices.Clone(run.Trace.Events)}
+		}
+		h.core.run, h.core.covers = &run, nil
+		for _, i := range c.covers {
+			h.covers.set(sel.cands[i])
+		}
+		out[k] = h
+	}
+	return out
+}
+
+// eventSize is the size of a trace event without what it points to.
+var eventSize = int(reflect.TypeFor[mission.Event]().Size())
+
+// coreRunSize estimates the memory a held core run takes: its events and
+// the bytes they and its emitted messages hold (its calls and result
+// are about as large again as its tool-call and result events).
+func coreRunSize(cr *mission.CoreRun) int {
+	n := 256
+	if cr.Trace != nil {
+		for i := range cr.Trace.Events {
+			e := &cr.Trace.Events[i]
+			n += eventSize + len(e.Item) + len(e.Args) + len(e.Output) + len(e.Raw) + len(e.Parsed) + len(e.Error) + len(e.Key) + len(e.Reason)
+			if e.Kind == mission.EventToolCall || e.Kind == mission.EventResult {
+				n += 2 * (len(e.Args) + len(e.Output) + len(e.Parsed))
+			}
+		}
+	}
+	for e, b := range cr.Emitted {
+		n += 64 + len(e) + len(b)
+	}
+	return n
+}
+
+// heldRuns returns the core runs of u's clean twin that u's items may be
+// served, nil when there are none. It waits for the twin.
+func (sel *selection) heldRuns(ctx context.Context, u unit) map[string]*heldCore {
+	if !sel.eligible[u.build] {
+		return nil
+	}
+	tw := &sel.twins[u.index%len(sel.twins)]
+	select {
+	case <-tw.ready:
+		return tw.cores
+	case <-ctx.Done():
+		return nil
+	}
 }
 
 // take returns the rows of mutant unit u taken from its clean twin,
@@ -351,7 +453,31 @@ func (s *store) selectionUse(sel *reports.Selection) error {
 	if err != nil {
 		return fmt.Errorf("count the items taken from clean twins: %w", err)
 	}
+	meta, err := s.meta()
+	if err != nil {
+		return err
+	}
+	sel.RunsExecuted, _ = strconv.ParseInt(meta[metaRunsExecuted], 10, 64)
+	sel.RunsServed, _ = strconv.ParseInt(meta[metaRunsServed], 10, 64)
 	return nil
+}
+
+// The meta keys of the runs the executed mutant items executed and the
+// core runs served to them from their twins, over every session.
+const (
+	metaRunsExecuted = "mutant_runs_executed"
+	metaRunsServed   = "mutant_runs_from_twin"
+)
+
+// addRunCounts adds a session's run counts to the store's.
+func (s *store) addRunCounts(ran, served int64) error {
+	meta, err := s.meta()
+	if err != nil {
+		return err
+	}
+	r, _ := strconv.ParseInt(meta[metaRunsExecuted], 10, 64)
+	v, _ := strconv.ParseInt(meta[metaRunsServed], 10, 64)
+	return s.setMeta(map[string]string{metaRunsExecuted: strconv.FormatInt(r+ran, 10), metaRunsServed: strconv.FormatInt(v+served, 10)})
 }
 
 // remoteSelect is coverage selection for a distributed sweep: the

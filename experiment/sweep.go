@@ -285,7 +285,13 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 			return err
 		}
 	}
-	return sweepUnits(ctx, pl, s, done, skipped, workers, sample, live, opt, sel, pl.units())
+	err := sweepUnits(ctx, pl, s, done, skipped, workers, sample, live, opt, sel, pl.units())
+	if sel != nil {
+		if merr := s.addRunCounts(sel.ran.Load(), sel.served.Load()); err == nil {
+			err = merr
+		}
+	}
+	return err
 }
 
 // sweepUnits runs the items not yet stored of the first units units,
@@ -412,6 +418,8 @@ func (wk *sweepWorker) unit(u unit, rows []row) ([]row, error) {
 		if taken, err = sel.take(wk.ctx, u, wk.done, wk.sample, wk.flagged, memo, &wk.scratch); err != nil {
 			return rows, err
 		}
+		memo.twin, memo.build = sel.heldRuns(wk.ctx, u), u.build
+		defer func() { sel.ran.Add(int64(memo.ran)); sel.served.Add(int64(memo.served)) }()
 	}
 	start := len(rows)
 	if sel != nil && u.build == 0 {

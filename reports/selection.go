@@ -20,6 +20,11 @@ type Selection struct {
 	// spent: the calls executing them would have made.
 	ModelCallsAvoided int64 `json:"model_calls_avoided"`
 	TokensAvoided     int64 `json:"tokens_avoided"`
+	// RunsExecuted are the mission runs (integrated and core runs alone)
+	// the mutant items executed; RunsServed the core runs served to them
+	// from the clean twin, where no seam of their mutant could act.
+	RunsExecuted int64 `json:"runs_executed"`
+	RunsServed   int64 `json:"runs_from_twin"`
 }
 
 // SetSelection sets what the sweep executed, for the cost section.
