@@ -79,6 +79,8 @@ type unitMemo struct {
 	zr       *gzip.Reader
 	unzipped bytes.Buffer
 	covers   []int // scratch for a run's coverage
+	// twinScratch holds a clean twin's rows while they are compressed.
+	twinScratch []byte
 
 	// twin, in a mutant unit, is its clean twin's core runs, and build the
 	// unit's build: a core run the build's seams could not reach in the
