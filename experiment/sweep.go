@@ -88,6 +88,9 @@ type Options struct {
 	// noSelection executes every unit whatever the protocol's selection
 	// (tests compare both ways on the same protocol file).
 	noSelection bool
+	// heldBudget, when not 0, replaces the budget of the twins' core runs
+	// held (a negative one holds none).
+	heldBudget int64
 }
 
 // stack returns the stack the options run.
@@ -283,6 +286,9 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 		var err error
 		if sel, err = newSelection(pl, s, done); err != nil {
 			return err
+		}
+		if sel != nil && opt.heldBudget != 0 {
+			sel.budget = opt.heldBudget
 		}
 	}
 	err := sweepUnits(ctx, pl, s, done, skipped, workers, sample, live, opt, sel, pl.units())
