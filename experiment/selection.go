@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"github.com/baton-lab/baton/designs"
@@ -58,12 +59,18 @@ type selection struct {
 	cands    []int  // the eligible builds, in the probe's candidate order
 	twins    []twin // per clean unit
 
-	// held is the estimated size of the twins' core runs held so far,
-	// at most heldBudget; ran and served count the runs the executed
-	// mutant items executed and the core runs served to them from twins.
-	held        atomic.Int64
+	// ran and served count the runs the executed mutant items executed
+	// and the core runs served to them from twins.
 	ran, served atomic.Int64
-	budget      int64 // heldBudget unless a test says otherwise
+
+	// Whether a twin holds its core runs is decided in twin order, so
+	// that which twins hold them does not depend on which worker finished
+	// first: next is the first twin not decided, held the estimated size
+	// of the runs held by the twins before it, at most budget.
+	mu     sync.Mutex
+	next   int
+	held   int64
+	budget int64 // heldBudget unless a test says otherwise
 }
 
 // heldBudget bounds the estimated size of the twins' core runs a sweep
@@ -89,8 +96,12 @@ type twin struct {
 	covers []bool // per build
 	rows   []byte // the []twinItem of the unit's slots (see appendTwin), gzipped
 	// cores are the twin's core runs by key (see [appendCoreKey]), nil
-	// when none are held.
-	cores map[string]*heldCore
+	// when none are held; size is their estimated size. They are known
+	// once decided is closed.
+	cores    map[string]*heldCore
+	size     int64
+	finished bool // readied by this session or before it (under mu)
+	decided  chan struct{}
 }
 
 // heldCore is a twin's core run and the builds that could act in it.
@@ -188,7 +199,7 @@ func newSelection(pl *plan, s *store, done bitset) (*selection, error) {
 	stored := false
 	for i := range sel.twins {
 		tw := &sel.twins[i]
-		tw.ready = make(chan struct{})
+		tw.ready, tw.decided = make(chan struct{}), make(chan struct{})
 		switch k := storedSlots(pl, done, i); {
 		case k == pl.slots():
 			stored = true
@@ -199,6 +210,13 @@ func newSelection(pl *plan, s *store, done bitset) (*selection, error) {
 	if stored {
 		if err := sel.readTwins(s, done); err != nil {
 			return nil, fmt.Errorf("read clean twins: %w", err)
+		}
+	}
+	for i := range sel.twins {
+		select {
+		case <-sel.twins[i].ready:
+			sel.decide(i) // stored before: no runs held
+		default:
 		}
 	}
 	return sel, nil
@@ -313,7 +331,10 @@ func (sel *selection) finish(u unit, rows []row, p *mission.Probe, m *unitMemo) 
 		return nil // stored before: readied when the session started
 	default:
 	}
-	defer close(tw.ready)
+	defer func() {
+		close(tw.ready)
+		sel.decide(u.index)
+	}()
 	if p == nil || len(rows) != sel.pl.slots() {
 		return nil
 	}
@@ -331,20 +352,38 @@ func (sel *selection) finish(u unit, rows []row, p *mission.Probe, m *unitMemo) 
 	}
 	rows[0].probed, rows[0].coverage = true, cov
 	tw.rows, tw.ok = data, true
-	tw.cores = sel.hold(m.cores)
+	tw.cores, tw.size = sel.hold(m.cores)
 	return nil
+}
+
+// decide marks twin i finished and decides, in twin order, whether each
+// finished twin keeps its core runs within the budget.
+func (sel *selection) decide(i int) {
+	sel.mu.Lock()
+	defer sel.mu.Unlock()
+	sel.twins[i].finished = true
+	for ; sel.next < len(sel.twins) && sel.twins[sel.next].finished; sel.next++ {
+		tw := &sel.twins[sel.next]
+		if tw.cores != nil && sel.held+tw.size <= sel.budget {
+			sel.held += tw.size
+		} else {
+			tw.cores = nil
+		}
+		close(tw.decided)
+	}
 }
 
 // hold returns the core runs of a probed clean unit to hold for its
 // mutant units, each with a trace of its own (the unit's are recycled),
-// or nil when they would exceed the budget.
-func (sel *selection) hold(cores map[string]*sharedCore) map[string]*heldCore {
-	size := 0
+// and their estimated size; nil when there are none or they alone
+// exceed the budget.
+func (sel *selection) hold(cores map[string]*sharedCore) (map[string]*heldCore, int64) {
+	var size int64
 	for k, c := range cores {
-		size += len(k) + coreRunSize(c.run)
+		size += int64(len(k) + coreRunSize(c.run))
 	}
-	if len(cores) == 0 || sel.held.Add(int64(size)) > sel.budget {
-		return nil
+	if len(cores) == 0 || size > sel.budget {
+		return nil, 0
 	}
 	out := make(map[string]*heldCore, len(cores))
 	for k, c := range cores {
@@ -359,7 +398,7 @@ func (sel *selection) hold(cores map[string]*sharedCore) map[string]*heldCore {
 		}
 		out[k] = h
 	}
-	return out
+	return out, size
 }
 
 // eventSize is the size of a trace event without what it points to.
@@ -393,7 +432,7 @@ func (sel *selection) heldRuns(ctx context.Context, u unit) map[string]*heldCore
 	}
 	tw := &sel.twins[u.index%len(sel.twins)]
 	select {
-	case <-tw.ready:
+	case <-tw.decided:
 		return tw.cores
 	case <-ctx.Done():
 		return nil

@@ -126,6 +126,18 @@ func TestSelectionServesRuns(t *testing.T) {
 		t.Errorf("selection all held %+v, none held %+v: want runs served only when held, "+
 			"the runs executed and served adding up to those executed without", sel, selNone)
 	}
+	// A budget that holds some twins' runs holds the same ones whatever
+	// the workers' order.
+	var partly []int64
+	for _, workers := range []int{1, 2} {
+		sum, _, err := runProtocol(t, st, oneAgentProtocol, Options{Workers: workers, heldBudget: 100 << 10})
+		finished(t, err)
+		partly = append(partly, sum.Manifest.Selection.RunsServed)
+	}
+	if partly[0] != partly[1] || partly[0] == 0 || partly[0] >= sel.RunsServed {
+		t.Errorf("runs served within a budget at 1 and 2 workers: %v; want the same, some, fewer than the %d with every twin held",
+			partly, sel.RunsServed)
+	}
 	ids := queryRows(t, on, "SELECT id FROM items WHERE from_twin = 0 AND id LIKE 'ctl-%' AND id NOT LIKE '%/obs/%' ORDER BY id")
 	if len(ids) == 0 {
 		t.Fatal("no design item of the control was executed")
