@@ -87,15 +87,7 @@ func TestSelectionMatchesFullExecution(t *testing.T) {
 // tool calls (boundary's payments; the second on retries only): the
 // control's units are executed, and in designs A and C the other agents'
 // core runs are served from the twin.
-const oneAgentProtocol = `name: one-agent
-designs: [A, B, C]
-trials: 2
-seed: 3
-scenarios:
-  ids: [S01, S14, S25, S49]
-mutants:
-  ids: [ctl-boundary-payment-currency, da-boundary-payment-fresh-key]
-`
+var oneAgentProtocol = strings.Replace(smallProtocol, " cl-intake-action-currency,", "", 1)
 
 // TestSelectionServesRuns runs a mutant that acts in one agent's core
 // runs only, holding every twin's runs and holding none: results.json,
@@ -138,23 +130,35 @@ func TestSelectionServesRuns(t *testing.T) {
 		t.Errorf("runs served within a budget at 1 and 2 workers: %v; want the same, some, fewer than the %d with every twin held",
 			partly, sel.RunsServed)
 	}
-	ids := queryRows(t, on, "SELECT id FROM items WHERE from_twin = 0 AND id LIKE 'ctl-%' AND id NOT LIKE '%/obs/%' ORDER BY id")
-	if len(ids) == 0 {
+	n := replayEach(t, st, on, "SELECT id FROM items WHERE from_twin = 0 AND id LIKE 'ctl-%' AND id NOT LIKE '%/obs/%' ORDER BY id",
+		func(id string, res *ReplayResult) {
+			if !res.Match() {
+				t.Errorf("replay %s differs from its row: %v", id, res.Differences)
+			}
+		})
+	if n == 0 {
 		t.Fatal("no design item of the control was executed")
 	}
-	for _, q := range ids {
-		id, err := strconv.Unquote(q)
+}
+
+// replayEach replays every item whose id query q returns, hands each
+// replay to check and returns how many there were.
+func replayEach(tb testing.TB, st *Stack, dir, q string, check func(id string, res *ReplayResult)) int {
+	tb.Helper()
+	ids := queryRows(tb, dir, q)
+	for _, quoted := range ids {
+		id, err := strconv.Unquote(quoted)
 		if err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
-		res, err := st.Replay(on, id)
+		res, err := st.Replay(dir, id)
 		if err != nil {
-			t.Fatalf("replay %s: %v", id, err)
+			tb.Errorf("replay %s: %v", id, err)
+			continue
 		}
-		if !res.Match() {
-			t.Errorf("replay %s differs from its row: %v", id, res.Differences)
-		}
+		check(id, res)
 	}
+	return len(ids)
 }
 
 // TestSelectionReplaysTaken replays every item a run took from its clean
@@ -166,23 +170,13 @@ func TestSelectionReplaysTaken(t *testing.T) {
 	st := realStack(t)
 	_, dir, err := runProtocol(t, st, smallProtocol, Options{Workers: 2})
 	finished(t, err)
-	ids := queryRows(t, dir, "SELECT id FROM items WHERE from_twin = 1 ORDER BY id")
-	if len(ids) == 0 {
-		t.Fatal("the run took no item from a twin")
-	}
-	for _, q := range ids {
-		id, err := strconv.Unquote(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := st.Replay(dir, id)
-		if err != nil {
-			t.Errorf("replay %s: %v", id, err)
-			continue
-		}
+	n := replayEach(t, st, dir, "SELECT id FROM items WHERE from_twin = 1 ORDER BY id", func(id string, res *ReplayResult) {
 		if strings.HasPrefix(id, "clean/") || res.Stored == nil {
 			t.Errorf("replay %s: a clean item taken, or nothing stored", id)
 		}
+	})
+	if n == 0 {
+		t.Fatal("the run took no item from a twin")
 	}
 }
 
