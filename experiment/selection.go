@@ -77,7 +77,7 @@ type selection struct {
 // holds (see [coreRunSize]); a twin that would exceed it holds none. The
 // twins are held until the sweep ends (every mutant build visits every
 // twin in turn, builds in plan order), and the collector's target
-// multiplies what stays live: on the default invoice protocol with
+// multiplies what stays live: on the default mission's protocol with
 // designs A, B and C (20 trials) holding every twin's runs (37 MB by this
 // estimate, about 55 MB of heap) served 55,109 of the 117,139 runs the
 // executed mutant items would execute, for 590 MB more peak resident set
