@@ -20,11 +20,7 @@ import (
 // it reached its target). A sound probe misses none.
 func coreMisses(tb testing.TB, s *suite, env mission.Env, names []string, switchOn func(i int, o *mission.Oracle) mission.Build) []string {
 	tb.Helper()
-	cands := make([]mission.Build, len(names))
-	for i := range names {
-		cands[i] = switchOn(i, &mission.Oracle{})
-	}
-	p := mission.NewProbe(cands)
+	p := probeOf(len(names), switchOn)
 	var misses []string
 	for sc, scen := range s.scs {
 		golden, err := s.m.RecordGolden(scen)
@@ -55,6 +51,36 @@ func coreMisses(tb testing.TB, s *suite, env mission.Env, names []string, switch
 		}
 	}
 	return misses
+}
+
+// probeOf returns a probe of n builds, each made with a fresh oracle by
+// switchOn.
+func probeOf(n int, switchOn func(i int, o *mission.Oracle) mission.Build) *mission.Probe {
+	cands := make([]mission.Build, n)
+	for i := range cands {
+		cands[i] = switchOn(i, &mission.Oracle{})
+	}
+	return mission.NewProbe(cands)
+}
+
+// everyMutant returns every mutant of the default catalogue and of the
+// generated space, and their ids.
+func everyMutant(tb testing.TB) ([]*Mutant, []string) {
+	tb.Helper()
+	cat, err := Default(invoice.Spec())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	space, _, err := Space(invoice.Spec())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	all := append(append([]*Mutant(nil), cat.Mutants...), space.Mutants...)
+	names := make([]string, len(all))
+	for i, m := range all {
+		names[i] = m.ID
+	}
+	return all, names
 }
 
 // coreOutcome is everything a core run gives a design, as text.
@@ -90,19 +116,7 @@ func TestPlacesCoverEveryActAlone(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every mutant of the generated space on every golden core run")
 	}
-	cat, err := Default(invoice.Spec())
-	if err != nil {
-		t.Fatal(err)
-	}
-	space, _, err := Space(invoice.Spec())
-	if err != nil {
-		t.Fatal(err)
-	}
-	all := append(append([]*Mutant(nil), cat.Mutants...), space.Mutants...)
-	names := make([]string, len(all))
-	for i, m := range all {
-		names[i] = m.ID
-	}
+	all, names := everyMutant(t)
 	if d := cmp.Diff([]string(nil), coreMisses(t, newSuite(t), noisy, names, func(i int, o *mission.Oracle) mission.Build {
 		return all[i].Switch(o)
 	})); d != "" {
