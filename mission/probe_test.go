@@ -123,7 +123,7 @@ func TestEqualValue(t *testing.T) {
 // TestProbeRuns checks that a probe scopes coverage to each run: a
 // candidate that acted in one run is asked again in the next.
 func TestProbeRuns(t *testing.T) {
-	msg := func() map[string]any { return map[string]any{"payload": map[string]any{"x": "same"}} }
+	msg := func() *Message { return mustMessage(t, `{"payload":{"x":"same"}}`) }
 	o1, o2 := &Oracle{}, &Oracle{}
 	p := NewProbe([]Build{
 		NewBuild(&placedToy{toySeams{oracle: o1, set: "other"}}, o1), // acts on a->b
