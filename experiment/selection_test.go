@@ -47,7 +47,9 @@ func TestSelectionMatchesFullExecution(t *testing.T) {
 		{"generated space", "name: sel\ntrials: 2\nscenarios:\n  ids: [S01, S07, S14, S25, S33, S49]\nmutants:\n  space: both\n  per_class: 6\n  seed: 4\n", `"no_coverage"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sum, on, err := runProtocol(t, st, tc.protocol, Options{Workers: 2})
+			// Every twin's core runs held: executed mutant items are
+			// served every run their mutant could not reach.
+			sum, on, err := runProtocol(t, st, tc.protocol, Options{Workers: 2, heldBudget: 1 << 40})
 			finished(t, err)
 			_, off, err := runProtocol(t, st, tc.protocol, Options{Workers: 2, noSelection: true})
 			finished(t, err)
@@ -72,8 +74,89 @@ func TestSelectionMatchesFullExecution(t *testing.T) {
 			if sel == nil || sel.Mode != "coverage" || sel.ItemsTaken != taken || sel.Items != sum.Items || sel.UnitsExecuted >= sel.Units {
 				t.Errorf("manifest selection = %+v; want coverage, %d of %d items taken", sel, taken, sum.Items)
 			}
+			if sel != nil && (sel.RunsServed == 0 || sel.RunsExecuted == 0) {
+				t.Errorf("manifest selection = %+v; want runs executed and runs served from twins", sel)
+			}
 		})
 	}
+}
+
+// oneAgentProtocol has a control and a mutant that act at one agent's
+// tool calls (boundary's payments; the second on retries only): the
+// control's units are executed, and in designs A and C the other agents'
+// core runs are served from the twin.
+var oneAgentProtocol = strings.Replace(smallProtocol, " cl-intake-action-currency,", "", 1)
+
+// TestSelectionServesRuns runs a mutant that acts in one agent's core
+// runs only, holding every twin's runs and holding none: results.json,
+// the kept traces and every stored row are the same, and only the first
+// serves runs from the twins. Replay executes every design item of the
+// mutant, served runs and all, and reproduces its row.
+func TestSelectionServesRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a protocol twice and replays its items")
+	}
+	st := realStack(t)
+	sum, on, err := runProtocol(t, st, oneAgentProtocol, Options{Workers: 2, heldBudget: 1 << 40})
+	finished(t, err)
+	none, off, err := runProtocol(t, st, oneAgentProtocol, Options{Workers: 2, heldBudget: -1})
+	finished(t, err)
+	if !bytes.Equal(readFile(t, filepath.Join(on, ResultsFile)), readFile(t, filepath.Join(off, ResultsFile))) {
+		t.Error("results.json differs with runs served and without")
+	}
+	if d := cmp.Diff(storedRows(t, off), storedRows(t, on)); d != "" {
+		t.Errorf("stored rows differ (-none held +all held):\n%s", d)
+	}
+	if d := cmp.Diff(traceFiles(t, off), traceFiles(t, on)); d != "" {
+		t.Errorf("kept traces differ (-none held +all held):\n%s", d)
+	}
+	sel, selNone := sum.Manifest.Selection, none.Manifest.Selection
+	if sel.RunsServed == 0 || selNone.RunsServed != 0 ||
+		sel.RunsExecuted+sel.RunsServed != selNone.RunsExecuted {
+		t.Errorf("selection all held %+v, none held %+v: want runs served only when held, "+
+			"the runs executed and served adding up to those executed without", sel, selNone)
+	}
+	// A budget that holds some twins' runs holds the same ones whatever
+	// the workers' order.
+	var partly []int64
+	for _, workers := range []int{1, 2} {
+		sum, _, err := runProtocol(t, st, oneAgentProtocol, Options{Workers: workers, heldBudget: 100 << 10})
+		finished(t, err)
+		partly = append(partly, sum.Manifest.Selection.RunsServed)
+	}
+	if partly[0] != partly[1] || partly[0] == 0 || partly[0] >= sel.RunsServed {
+		t.Errorf("runs served within a budget at 1 and 2 workers: %v; want the same, some, fewer than the %d with every twin held",
+			partly, sel.RunsServed)
+	}
+	n := replayEach(t, st, on, "SELECT id FROM items WHERE from_twin = 0 AND id LIKE 'ctl-%' AND id NOT LIKE '%/obs/%' ORDER BY id",
+		func(id string, res *ReplayResult) {
+			if !res.Match() {
+				t.Errorf("replay %s differs from its row: %v", id, res.Differences)
+			}
+		})
+	if n == 0 {
+		t.Fatal("no design item of the control was executed")
+	}
+}
+
+// replayEach replays every item whose id query q returns, hands each
+// replay to check and returns how many there were.
+func replayEach(tb testing.TB, st *Stack, dir, q string, check func(id string, res *ReplayResult)) int {
+	tb.Helper()
+	ids := queryRows(tb, dir, q)
+	for _, quoted := range ids {
+		id, err := strconv.Unquote(quoted)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		res, err := st.Replay(dir, id)
+		if err != nil {
+			tb.Errorf("replay %s: %v", id, err)
+			continue
+		}
+		check(id, res)
+	}
+	return len(ids)
 }
 
 // TestSelectionReplaysTaken replays every item a run took from its clean
@@ -85,23 +168,13 @@ func TestSelectionReplaysTaken(t *testing.T) {
 	st := realStack(t)
 	_, dir, err := runProtocol(t, st, smallProtocol, Options{Workers: 2})
 	finished(t, err)
-	ids := queryRows(t, dir, "SELECT id FROM items WHERE from_twin = 1 ORDER BY id")
-	if len(ids) == 0 {
-		t.Fatal("the run took no item from a twin")
-	}
-	for _, q := range ids {
-		id, err := strconv.Unquote(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := st.Replay(dir, id)
-		if err != nil {
-			t.Errorf("replay %s: %v", id, err)
-			continue
-		}
+	n := replayEach(t, st, dir, "SELECT id FROM items WHERE from_twin = 1 ORDER BY id", func(id string, res *ReplayResult) {
 		if strings.HasPrefix(id, "clean/") || res.Stored == nil {
 			t.Errorf("replay %s: a clean item taken, or nothing stored", id)
 		}
+	})
+	if n == 0 {
+		t.Fatal("the run took no item from a twin")
 	}
 }
 

@@ -78,6 +78,18 @@ type unitMemo struct {
 	probe    *mission.Probe
 	zr       *gzip.Reader
 	unzipped bytes.Buffer
+	covers   []int // scratch for a run's coverage
+	// twinScratch holds a clean twin's rows while they are compressed.
+	twinScratch []byte
+
+	// twin, in a mutant unit, is its clean twin's core runs, and build the
+	// unit's build: a core run the build's seams could not reach in the
+	// twin is served from it (see [selection]).
+	twin  map[string]*heldCore
+	build int
+	// ran and served count the unit's runs executed and its core runs
+	// served from the twin.
+	ran, served int
 }
 
 func newUnitMemo(share bool) *unitMemo {
@@ -88,6 +100,7 @@ func newUnitMemo(share bool) *unitMemo {
 // rows hold points into m.
 func (m *unitMemo) reset() {
 	m.run = nil
+	m.twin, m.ran, m.served = nil, 0, 0
 	clear(m.cores)
 	clear(m.jsonl)
 	clear(m.kept)
@@ -102,9 +115,29 @@ func (m *unitMemo) reset() {
 
 // executed records the trace of a run the unit executed.
 func (m *unitMemo) executed(t *mission.Trace) {
-	if m != nil && t != nil {
+	if m == nil {
+		return
+	}
+	m.ran++
+	if t != nil {
 		m.runs = append(m.runs, t)
 	}
+}
+
+// fromTwin returns the twin's core run of the key in m.key when the
+// unit's build could not reach it there, and shares it with the rest of
+// the unit.
+func (m *unitMemo) fromTwin() (*sharedCore, bool) {
+	h, ok := m.twin[string(m.key)]
+	if !ok || h.covers.has(m.build) {
+		return nil, false
+	}
+	m.served++
+	if m.cores == nil {
+		m.cores = map[string]*sharedCore{}
+	}
+	m.cores[string(m.key)] = &h.core
+	return &h.core, true
 }
 
 // marshal returns a trace's JSON Lines, serialising each trace of the unit
@@ -152,6 +185,9 @@ type sharedCore struct {
 	fired fired
 	took  time.Duration // wall time of the execution
 	use   modelcore.UseCounts
+	// covers, in a probed clean unit, are the probe's candidates that
+	// could act in the run.
+	covers []int
 }
 
 // fired is what a run recorded in its oracle.
@@ -262,7 +298,11 @@ func (m *itemMission) RunCore(ctx context.Context, b mission.Build, agent missio
 	var err error
 	if mine && m.memo != nil && m.memo.share {
 		m.memo.key = appendCoreKey(m.memo.key[:0], agent, in)
-		if s, ok := m.memo.cores[string(m.memo.key)]; ok { // no string is made to look up
+		s, ok := m.memo.cores[string(m.memo.key)] // no string is made to look up
+		if !ok {
+			s, ok = m.memo.fromTwin()
+		}
+		if ok {
 			cr = s.run
 			m.extra.add(s.fired)
 			m.served += s.took
@@ -270,7 +310,17 @@ func (m *itemMission) RunCore(ctx context.Context, b mission.Build, agent missio
 		} else {
 			before, used := snapshot(m.oracle), m.use.Counts()
 			start := time.Now()
-			if cr, err = m.Mission.RunCore(ctx, b, agent, sc, in, seed, env); err != nil {
+			p := m.memo.probe
+			if p != nil {
+				p.BeginRun()
+			}
+			cr, err = m.Mission.RunCore(ctx, b, agent, sc, in, seed, env)
+			var covers []int
+			if p != nil {
+				m.memo.covers = p.EndRun(m.memo.covers[:0])
+				covers = slices.Clone(m.memo.covers)
+			}
+			if err != nil {
 				return nil, err
 			}
 			m.memo.executed(coreTraceOf(cr))
@@ -278,7 +328,8 @@ func (m *itemMission) RunCore(ctx context.Context, b mission.Build, agent missio
 			if m.memo.cores == nil {
 				m.memo.cores = map[string]*sharedCore{}
 			}
-			m.memo.cores[string(m.memo.key)] = &sharedCore{run: cr, fired: snapshot(m.oracle).minus(before), took: took, use: m.use.Counts().Minus(used)}
+			m.memo.cores[string(m.memo.key)] = &sharedCore{run: cr, fired: snapshot(m.oracle).minus(before), took: took,
+				use: m.use.Counts().Minus(used), covers: covers}
 		}
 	} else {
 		if cr, err = m.Mission.RunCore(ctx, b, agent, sc, in, seed, env); err != nil {

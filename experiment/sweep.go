@@ -88,6 +88,9 @@ type Options struct {
 	// noSelection executes every unit whatever the protocol's selection
 	// (tests compare both ways on the same protocol file).
 	noSelection bool
+	// heldBudget, when not 0, replaces the budget of the twins' core runs
+	// held (a negative one holds none).
+	heldBudget int64
 }
 
 // stack returns the stack the options run.
@@ -284,8 +287,17 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 		if sel, err = newSelection(pl, s, done); err != nil {
 			return err
 		}
+		if sel != nil && opt.heldBudget != 0 {
+			sel.budget = opt.heldBudget
+		}
 	}
-	return sweepUnits(ctx, pl, s, done, skipped, workers, sample, live, opt, sel, pl.units())
+	err := sweepUnits(ctx, pl, s, done, skipped, workers, sample, live, opt, sel, pl.units())
+	if sel != nil {
+		if merr := s.addRunCounts(sel.ran.Load(), sel.served.Load()); err == nil {
+			err = merr
+		}
+	}
+	return err
 }
 
 // sweepUnits runs the items not yet stored of the first units units,
@@ -412,6 +424,8 @@ func (wk *sweepWorker) unit(u unit, rows []row) ([]row, error) {
 		if taken, err = sel.take(wk.ctx, u, wk.done, wk.sample, wk.flagged, memo, &wk.scratch); err != nil {
 			return rows, err
 		}
+		memo.twin, memo.build = sel.heldRuns(wk.ctx, u), u.build
+		defer func() { sel.ran.Add(int64(memo.ran)); sel.served.Add(int64(memo.served)) }()
 	}
 	start := len(rows)
 	if sel != nil && u.build == 0 {

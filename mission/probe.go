@@ -64,6 +64,12 @@ type Placed interface {
 // only if it observes every run of the unit: the runs the experiment
 // serves from a shared run are observed when that run executes.
 //
+// The same holds of one run alone: a candidate that would not have acted
+// at any call of one clean run makes that run, with the same inputs, call
+// for call. Between [Probe.BeginRun] and [Probe.EndRun] the probe also
+// records which candidates could act in that run, asking each candidate
+// again in every run until it acts there.
+//
 // A probe is used by one goroutine at a time; its candidates' seams must
 // follow the rules of [Seams] (no per-run state), and each candidate build
 // must carry its own oracle, which the probe alone uses.
@@ -73,6 +79,10 @@ type Probe struct {
 	left     int
 	at       map[Place][]int
 	anywhere []int
+
+	inRun   bool
+	run     []bool // the candidates that could act in the current run
+	runLeft int
 }
 
 type probeCand struct {
@@ -85,7 +95,7 @@ type probeCand struct {
 // an oracle of its own. A candidate without an oracle cannot show that it
 // reached its target: it covers from the start.
 func NewProbe(candidates []Build) *Probe {
-	p := &Probe{at: map[Place][]int{}, covered: make([]bool, len(candidates))}
+	p := &Probe{at: map[Place][]int{}, covered: make([]bool, len(candidates)), run: make([]bool, len(candidates))}
 	for i, b := range candidates {
 		p.cands = append(p.cands, probeCand{seams: b.hooks(), oracle: b.oracle})
 		if b.seams == nil {
@@ -109,18 +119,45 @@ func NewProbe(candidates []Build) *Probe {
 
 // Reset forgets what the probe learnt, for the next unit.
 func (p *Probe) Reset() {
-	p.left = 0
-	for i, c := range p.cands {
-		p.covered[i] = c.always
+	p.left = resetCovered(p.cands, p.covered)
+	p.inRun = false
+}
+
+// resetCovered sets covered to the candidates that cover from the start
+// and returns how many do not.
+func resetCovered(cands []probeCand, covered []bool) int {
+	left := 0
+	for i, c := range cands {
+		covered[i] = c.always
 		if !c.always {
-			p.left++
+			left++
 		}
 	}
+	return left
 }
 
 // Covers reports whether candidate i could have changed a run observed
 // since the last Reset.
 func (p *Probe) Covers(i int) bool { return p.covered[i] }
+
+// BeginRun starts recording the candidates that could act in one run:
+// the seam calls until [Probe.EndRun] are that run's. Runs do not nest.
+func (p *Probe) BeginRun() {
+	p.runLeft = resetCovered(p.cands, p.run)
+	p.inRun = true
+}
+
+// EndRun ends the run BeginRun started and appends to covers the indexes
+// of the candidates that could have acted in it, in order.
+func (p *Probe) EndRun(covers []int) []int {
+	p.inRun = false
+	for i, c := range p.run {
+		if c {
+			covers = append(covers, i)
+		}
+	}
+	return covers
+}
 
 // Build returns the clean build, recording into oracle, with the probe
 // observing its seam calls.
@@ -131,20 +168,31 @@ func (p *Probe) Build(oracle *Oracle) Build {
 // ask asks every candidate placed at at, and every unplaced one, whether
 // it acts there: differs reports whether the candidate's answer differs
 // from the clean one.
+//
+// Outside a run a candidate that covers the unit is not asked again; in
+// a run, one that could act in the run is not.
 func (p *Probe) ask(at Place, differs func(Seams) bool) {
-	if p.left == 0 {
+	done, left := p.covered, &p.left
+	if p.inRun {
+		done, left = p.run, &p.runLeft
+	}
+	if *left == 0 {
 		return
 	}
 	for _, list := range [2][]int{p.at[at], p.anywhere} {
 		for _, i := range list {
-			if p.covered[i] {
+			if done[i] {
 				continue
 			}
 			c := &p.cands[i]
 			before := c.oracle.reached()
 			if askOne(c.seams, differs) || c.oracle.reached() != before {
-				p.covered[i] = true
-				p.left--
+				done[i] = true
+				*left--
+				if p.inRun && !p.covered[i] {
+					p.covered[i] = true
+					p.left--
+				}
 			}
 		}
 	}

@@ -119,3 +119,41 @@ func TestEqualValue(t *testing.T) {
 		}
 	}
 }
+
+// TestProbeRuns checks that a probe scopes coverage to each run: a
+// candidate that acted in one run is asked again in the next.
+func TestProbeRuns(t *testing.T) {
+	msg := func() *Message { return mustMessage(t, `{"payload":{"x":"same"}}`) }
+	o1, o2 := &Oracle{}, &Oracle{}
+	p := NewProbe([]Build{
+		NewBuild(&placedToy{toySeams{oracle: o1, set: "other"}}, o1), // acts on a->b
+		NewBuild(&toySeams{oracle: o2, set: "x"}, o2),                // acts on a->b and a's decisions
+		Clean(),
+	})
+	s := p.Build(nil).hooks()
+	var got [][]int
+	for _, calls := range []func(){
+		func() { s.Emit(Edge{From: "b", To: "a"}, msg()) },
+		func() { s.Emit(toyEdge, msg()); s.Emit(toyEdge, msg()) },
+		func() { s.Emit(Edge{From: "b", To: "a"}, msg()); s.Decide("a", "route", "i1", "y") },
+		func() { s.Emit(toyEdge, msg()); s.Decide("a", "route", "i1", "y") },
+	} {
+		p.BeginRun()
+		calls()
+		got = append(got, p.EndRun(nil))
+	}
+	want := [][]int{nil, {0, 1}, {1}, {0, 1}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("run coverage (-want +got):\n%s", d)
+	}
+	if !p.Covers(0) || !p.Covers(1) || p.Covers(2) {
+		t.Errorf("unit coverage = %v %v %v, want true true false", p.Covers(0), p.Covers(1), p.Covers(2))
+	}
+	s.Emit(toyEdge, msg()) // outside a run: covered already, not asked
+	p.Reset()
+	p.BeginRun()
+	s.Decide("a", "route", "i1", "y")
+	if d := cmp.Diff([]int{1}, p.EndRun(nil)); d != "" || !p.Covers(1) || p.Covers(0) {
+		t.Errorf("after Reset: run coverage (-want +got):\n%s unit %v %v", d, p.Covers(0), p.Covers(1))
+	}
+}

@@ -18,11 +18,7 @@ import (
 // target). A sound probe misses none.
 func probeMisses(tb testing.TB, s *suite, env mission.Env, names []string, switchOn func(i int, o *mission.Oracle) mission.Build) []string {
 	tb.Helper()
-	cands := make([]mission.Build, len(names))
-	for i := range names {
-		cands[i] = switchOn(i, &mission.Oracle{})
-	}
-	p := mission.NewProbe(cands)
+	p := probeOf(len(names), switchOn)
 	var misses []string
 	for sc := range s.scs {
 		seed := uint64(sc + 1)
@@ -52,19 +48,7 @@ func TestPlacesCoverEveryAct(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every mutant of the generated space on every scenario")
 	}
-	cat, err := Default(invoice.Spec())
-	if err != nil {
-		t.Fatal(err)
-	}
-	space, _, err := Space(invoice.Spec())
-	if err != nil {
-		t.Fatal(err)
-	}
-	all := append(append([]*Mutant(nil), cat.Mutants...), space.Mutants...)
-	names := make([]string, len(all))
-	for i, m := range all {
-		names[i] = m.ID
-	}
+	all, names := everyMutant(t)
 	s := newSuite(t)
 	if d := cmp.Diff([]string(nil), probeMisses(t, s, noisy, names, func(i int, o *mission.Oracle) mission.Build {
 		return all[i].Switch(o)

@@ -20,6 +20,11 @@ type Selection struct {
 	// spent: the calls executing them would have made.
 	ModelCallsAvoided int64 `json:"model_calls_avoided"`
 	TokensAvoided     int64 `json:"tokens_avoided"`
+	// RunsExecuted are the mission runs (integrated and core runs alone)
+	// the mutant items executed; RunsServed the core runs served to them
+	// from the clean twin, where no seam of their mutant could act.
+	RunsExecuted int64 `json:"runs_executed"`
+	RunsServed   int64 `json:"runs_from_twin"`
 }
 
 // SetSelection sets what the sweep executed, for the cost section.
@@ -48,7 +53,18 @@ func selectionNote(r *Results) block {
 	return p(fmt.Sprintf("Executed: %d of %d units (%s) and %d of %d items (%s). The other %d items were taken from their clean twin: "+
 		"no seam of their mutant could act in the twin's runs, so they are the twin's runs, result for result (runs.db marks them in "+
 		"items.from_twin; baton replay executes any of them). The counts above include what they would have spent; "+
-		"model calls avoided: %d (%d tokens).",
+		"model calls avoided: %d (%d tokens).%s",
 		s.UnitsExecuted, s.Units, share(s.UnitsExecuted, s.Units), s.Items-s.ItemsTaken, s.Items, share(s.Items-s.ItemsTaken, s.Items),
-		s.ItemsTaken, s.ModelCallsAvoided, s.TokensAvoided))
+		s.ItemsTaken, s.ModelCallsAvoided, s.TokensAvoided, runsNote(s)))
+}
+
+// runsNote is the sentence on the runs served to executed items from
+// their twins, "" when none were.
+func runsNote(s *Selection) string {
+	if s.RunsServed == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" An executed item ran its design, but not every mission run behind it: of the %d distinct mission runs the executed "+
+		"mutant units needed, %d core runs alone were served from the clean twin, where no seam of the mutant could act in them, "+
+		"and %d executed.", s.RunsExecuted+s.RunsServed, s.RunsServed, s.RunsExecuted)
 }
