@@ -45,15 +45,17 @@ var benchMissions = []struct {
 
 // BenchmarkDerive derives the records of the clean runs of every default
 // scenario of each mission (benchTrials trials), as a sweep's observation
-// runs do; one op derives them all.
+// runs do with the sweep's one [coordination.Deriver]; one op derives
+// them all.
 func BenchmarkDerive(b *testing.B) {
 	for _, bm := range benchMissions {
 		b.Run(bm.name, func(b *testing.B) {
 			srcs := cleanSources(b, bm.new())
+			dv := coordination.NewDeriver()
 			b.ReportAllocs()
 			for b.Loop() {
 				for _, src := range srcs {
-					if _, err := coordination.Derive(src); err != nil {
+					if _, err := dv.Derive(src); err != nil {
 						b.Fatal(err)
 					}
 				}

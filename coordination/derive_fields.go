@@ -86,7 +86,7 @@ func merge(mid, agent string, ins []received, result any) Merge {
 			if a.item != b.item {
 				continue
 			}
-			for _, f := range slices.Sorted(maps.Keys(a.payload)) {
+			for _, f := range a.names {
 				va, vb := a.payload[f], b.payload[f]
 				if !scalar(va) || !scalar(vb) || va == "" || vb == "" || jsontext.Equal(va, vb) {
 					continue
