@@ -15,9 +15,9 @@ import (
 const benchTrials = 4
 
 // cleanSources returns the sources of the clean runs of every default
-// scenario of m, benchTrials trials each, as a sweep's observation runs
-// hand them to the derivation.
-func cleanSources(tb testing.TB, m mission.Mission) []coordination.Source {
+// scenario of m, trials trials each, as a sweep's observation runs hand
+// them to the derivation.
+func cleanSources(tb testing.TB, m mission.Mission, trials uint64) []coordination.Source {
 	tb.Helper()
 	scs, _, err := m.Scenarios()
 	if err != nil {
@@ -25,7 +25,7 @@ func cleanSources(tb testing.TB, m mission.Mission) []coordination.Source {
 	}
 	var out []coordination.Source
 	success := true
-	for t := uint64(1); t <= benchTrials; t++ {
+	for t := uint64(1); t <= trials; t++ {
 		for _, sc := range scs {
 			run, err := m.Run(context.Background(), mission.Clean(), sc, 7919*t, mission.Env{})
 			if err != nil {
@@ -50,7 +50,7 @@ var benchMissions = []struct {
 func BenchmarkDerive(b *testing.B) {
 	for _, bm := range benchMissions {
 		b.Run(bm.name, func(b *testing.B) {
-			srcs := cleanSources(b, bm.new())
+			srcs := cleanSources(b, bm.new(), benchTrials)
 			dv := coordination.NewDeriver()
 			b.ReportAllocs()
 			for b.Loop() {
@@ -70,7 +70,7 @@ func BenchmarkScoreRecord(b *testing.B) {
 	for _, bm := range benchMissions {
 		b.Run(bm.name, func(b *testing.B) {
 			var recs []*coordination.Record
-			for _, src := range cleanSources(b, bm.new()) {
+			for _, src := range cleanSources(b, bm.new(), benchTrials) {
 				rec, err := coordination.Derive(src)
 				if err != nil {
 					b.Fatal(err)

@@ -1,6 +1,7 @@
 package coordination
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -28,4 +29,26 @@ func FuzzKeysOf(f *testing.F) {
 			t.Errorf("keysOf(%q) (-decoded +keys):\n%s", raw, diff)
 		}
 	})
+}
+
+// TestMemoBounded: a memo holds at most memoBytes of keys, forgetting
+// everything when the next would not fit, and gives back what it keeps.
+func TestMemoBounded(t *testing.T) {
+	var c memo[int]
+	key := func(i int) string { return strings.Repeat(string(rune('a'+i)), memoBytes/4) }
+	for i := range 6 {
+		c.keep(key(i), i)
+		if c.held > memoBytes {
+			t.Fatalf("after %d keys: holds %d bytes, want at most %d", i+1, c.held, memoBytes)
+		}
+	}
+	var got []int
+	for i := range 6 {
+		if v, ok := c.lookup([]byte(key(i))); ok {
+			got = append(got, v)
+		}
+	}
+	if diff := cmp.Diff([]int{4, 5}, got); diff != "" {
+		t.Errorf("kept after six keys of a quarter each (-want +got):\n%s", diff)
+	}
 }
