@@ -109,8 +109,8 @@ type deriver struct {
 	pending map[string]string
 	// collected holds, per collecting agent, what it received today.
 	collected map[string][]received
-	written   []string // record ids written so far, in order
-	names     fieldCache
+	written   []string                  // record ids written so far, in order
+	names     fieldCache                // made on first use
 	requires  map[mission.Edge][]string // per edge the mission lacks, what its subtasks require
 	// attempts of write tools, parallel to rec.Effects, for dedupEffects.
 	effectErr []string
@@ -157,7 +157,7 @@ func newDeriver(src Source, dv *Deriver) *deriver {
 			Completions: make([]Completion, 0, inputs+recv), Work: make([]Work, 0, calls), State: make([]Access, 0, calls),
 			Merges: []Merge{}, Effects: make([]Effect, 0, calls)},
 		subtask: map[string]bool{}, entryDue: map[string]bool{},
-		sent: map[string]sentEvent{}, pending: map[string]string{}, collected: map[string][]received{}, names: newFieldCache(),
+		sent: map[string]sentEvent{}, pending: map[string]string{}, collected: map[string][]received{},
 	}
 }
 
@@ -269,53 +269,31 @@ func (d *deriver) receivedEvent(ev *mission.Event) {
 }
 
 // wireFields lists the fields of a hand-off's wire bytes (see
-// [fieldNames]), as remembered if they were seen before.
+// [fieldNames]).
 func (d *deriver) wireFields(raw string) []string {
-	if d.dv == nil {
-		return fieldsOf([]byte(raw), d.names)
-	}
-	if out, ok := d.dv.fields.lookupString(raw); ok {
-		return out
-	}
-	out := slices.Clip(fieldsOf([]byte(raw), d.names))
-	d.dv.fields.keep(raw, out)
-	return out
+	return remember(d.dv.memos().fields, raw, func(raw string) []string { return d.fieldsOf([]byte(raw)) })
 }
 
-// fields lists the fields of a hand-off's parsed view, as remembered if
-// it was seen before.
-func (d *deriver) fields(raw []byte) []string {
-	if d.dv == nil {
-		return fieldsOf(raw, d.names)
-	}
-	if out, ok := d.dv.fields.lookup(raw); ok {
-		return out
-	}
-	out := slices.Clip(fieldsOf(raw, d.names))
-	d.dv.fields.keep(string(raw), out)
-	return out
+// fields lists the fields of a hand-off's parsed view.
+func (d *deriver) fields(parsed []byte) []string {
+	return remember(d.dv.memos().fields, parsed, d.fieldsOf)
 }
 
 // fieldsOf lists a hand-off's fields (see [fieldNames]).
-func fieldsOf(raw []byte, names fieldCache) []string {
-	if out, ok := keysOf(raw, names); ok {
-		return out
+func (d *deriver) fieldsOf(raw []byte) []string {
+	if d.names.top == nil {
+		d.names = newFieldCache()
 	}
-	return fieldNames(jsonObject(raw), names)
+	if out, ok := keysOf(raw, d.names); ok {
+		return slices.Clip(out)
+	}
+	return slices.Clip(fieldNames(jsonObject(raw), d.names))
 }
 
 // collect returns what a collecting agent reads from a hand-off's parsed
-// view, as remembered if it was seen before.
+// view.
 func (d *deriver) collect(parsed []byte) collected {
-	if d.dv == nil {
-		return collectedOf(parsed)
-	}
-	if c, ok := d.dv.collected.lookup(parsed); ok {
-		return c
-	}
-	c := collectedOf(parsed)
-	d.dv.collected.keep(string(parsed), c)
-	return c
+	return remember(d.dv.memos().collected, parsed, collectedOf)
 }
 
 func collectedOf(parsed []byte) collected {
@@ -338,11 +316,7 @@ func (d *deriver) resultEvent(ev *mission.Event) {
 	}
 	if ins := d.collected[a]; len(ins) > 0 {
 		delete(d.collected, a)
-		var out any
-		if o := jsonObject(ev.Output); o != nil {
-			out = o
-		}
-		d.rec.Merges = append(d.rec.Merges, merge(id(ev.Seq), a, ins, out))
+		d.rec.Merges = append(d.rec.Merges, merge(id(ev.Seq), a, ins, remember(d.dv.memos().leaves, []byte(ev.Output), leavesOf)))
 	}
 }
 

@@ -43,12 +43,11 @@ func TestMemoBounded(t *testing.T) {
 		}
 	}
 	var got []int
-	for i := range 6 {
-		if v, ok := c.lookup([]byte(key(i))); ok {
-			got = append(got, v)
-		}
+	for _, i := range []int{4, 5, 0} {
+		got = append(got, remember(&c, []byte(key(i)), func([]byte) int { return -1 }))
 	}
-	if diff := cmp.Diff([]int{4, 5}, got); diff != "" {
-		t.Errorf("kept after six keys of a quarter each (-want +got):\n%s", diff)
+	// Full after four keys, it forgot them to keep the fifth.
+	if diff := cmp.Diff([]int{4, 5, -1}, got); diff != "" {
+		t.Errorf("remembered after six keys of a quarter each (-want +got):\n%s", diff)
 	}
 }

@@ -11,25 +11,43 @@ import (
 // Deriver derives records as [Derive] does, remembering across
 // derivations what depends only on a message's bytes or on the mission: the
 // fields of each distinct hand-off (its wire bytes and its consumer's
-// parsed view), what a collecting agent reads from each, and the mission's
+// parsed view), what a collecting agent reads from each and the values of
+// its results, and the mission's
 // agents, capabilities and required edges. A sweep derives one record per
 // observation run, and the same messages recur from trial to trial and
 // build to build. What it remembers is keyed by the exact bytes, so it
-// cannot change a record; it holds at most about 2×[memoBytes] of message
-// bytes, forgetting everything when full.
+// cannot change a record; each of its three memos holds at most
+// [memoBytes] of message bytes, forgetting everything when full.
 //
 // A Deriver is safe for concurrent use. The records it derives share their
 // lists of capabilities, requirements and hand-off fields: a caller that
 // changes one of those in place copies it first.
 type Deriver struct {
-	fields    memo[[]string]  // hand-off bytes -> their fields
-	collected memo[collected] // parsed hand-off -> what a collecting agent reads
-	setup     atomic.Pointer[setup]
+	m     memos
+	setup atomic.Pointer[setup]
+}
+
+// memos are what a Deriver remembers of messages' bytes; nil memos
+// remember nothing.
+type memos struct {
+	fields    *memo[[]string]  // hand-off bytes -> their fields
+	collected *memo[collected] // parsed hand-off -> what a collecting agent reads
+	leaves    *memo[[]any]     // a collecting agent's result -> its scalar values
+}
+
+// memos returns dv's memos; none for a nil dv.
+func (dv *Deriver) memos() memos {
+	if dv == nil {
+		return memos{}
+	}
+	return dv.m
 }
 
 // NewDeriver returns a Deriver that remembers nothing yet. A nil
 // *Deriver derives as [Derive] does, remembering nothing.
-func NewDeriver() *Deriver { return &Deriver{} }
+func NewDeriver() *Deriver {
+	return &Deriver{m: memos{fields: &memo[[]string]{}, collected: &memo[collected]{}, leaves: &memo[[]any]{}}}
+}
 
 // Derive derives the record of one integrated run, as [Derive] does.
 func (dv *Deriver) Derive(src Source) (*Record, error) { return derive(src, dv) }
@@ -139,20 +157,21 @@ type memo[V any] struct {
 	held int // bytes of the keys in m
 }
 
-// lookup returns the value remembered for key.
-func (c *memo[V]) lookup(key []byte) (V, bool) {
+// remember returns f(key): the value c keeps for key, else f's, which c
+// then keeps. A nil c keeps nothing.
+func remember[V any, K string | []byte](c *memo[V], key K, f func(K) V) V {
+	if c == nil {
+		return f(key)
+	}
 	c.mu.RLock()
 	v, ok := c.m[string(key)]
 	c.mu.RUnlock()
-	return v, ok
-}
-
-// lookupString returns the value remembered for key.
-func (c *memo[V]) lookupString(key string) (V, bool) {
-	c.mu.RLock()
-	v, ok := c.m[key]
-	c.mu.RUnlock()
-	return v, ok
+	if ok {
+		return v
+	}
+	v = f(key)
+	c.keep(string(key), v)
+	return v
 }
 
 // keep remembers v for key, forgetting everything first when the memo is
