@@ -108,7 +108,7 @@ type deriver struct {
 	// pending is, per agent, the subtask its next result completes.
 	pending map[string]string
 	// collected holds, per collecting agent, what it received today.
-	collected map[string][]received
+	collected map[string][]received     // made on first use
 	written   []string                  // record ids written so far, in order
 	names     fieldCache                // made on first use
 	requires  map[mission.Edge][]string // per edge the mission lacks, what its subtasks require
@@ -157,7 +157,7 @@ func newDeriver(src Source, dv *Deriver) *deriver {
 			Completions: make([]Completion, 0, inputs+recv), Work: make([]Work, 0, calls), State: make([]Access, 0, calls),
 			Merges: []Merge{}, Effects: make([]Effect, 0, calls)},
 		subtask: map[string]bool{}, entryDue: map[string]bool{},
-		sent: map[string]sentEvent{}, pending: map[string]string{}, collected: map[string][]received{},
+		sent: map[string]sentEvent{}, pending: map[string]string{},
 	}
 }
 
@@ -212,8 +212,8 @@ func (d *deriver) subtasks() {
 		d.addSubtask(st, d.su.caps[entry])
 		d.rec.Delegations = append(d.rec.Delegations, Delegation{ID: "input:" + in.ID, Subtask: st, Owner: entry})
 		d.entryDue[in.ID] = true
-		for _, e := range d.su.edges {
-			d.addSubtask(in.ID+":"+e.String(), d.required(e))
+		for i, e := range d.su.edges {
+			d.addSubtask(in.ID+":"+d.su.edgeNames[i], d.required(e))
 		}
 	}
 }
@@ -262,6 +262,9 @@ func (d *deriver) receivedEvent(ev *mission.Event) {
 		Sent: d.wireFields(ev.Raw), Read: d.fields(ev.Parsed)})
 	if d.su.collect[ev.Agent] {
 		d.rec.Completions = append(d.rec.Completions, Completion{ID: id(ev.Seq) + "/collected", Subtask: s.subtask, Agent: to})
+		if d.collected == nil {
+			d.collected = map[string][]received{}
+		}
 		d.collected[to] = append(d.collected[to], received{id: id(ev.Seq), collected: d.collect(ev.Parsed)})
 		return
 	}
@@ -346,6 +349,9 @@ func (d *deriver) toolCall(ev *mission.Event) {
 	}
 	d.rec.Effects = append(d.rec.Effects, Effect{ID: id(ev.Seq) + "/effect", Agent: a, Tool: ev.Tool, Key: ev.Key,
 		Identity: ev.Item + ":" + ev.Tool, Irreversible: d.su.irrev == nil || d.su.irrev[ev.Tool]})
+	if d.effectErr == nil {
+		d.effectErr = make([]string, 0, cap(d.rec.Effects))
+	}
 	d.effectErr = append(d.effectErr, ev.Error)
 }
 

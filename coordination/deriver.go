@@ -86,8 +86,9 @@ type setup struct {
 	collect   map[mission.Agent]bool // the collecting agents
 	// edges are those reached from the entry by unconditional edges: each
 	// input's required hand-offs.
-	edges    []mission.Edge
-	requires map[mission.Edge][]string // per edge of the mission, what its subtasks require
+	edges     []mission.Edge
+	edgeNames []string                  // each of edges as "from->to"
+	requires  map[mission.Edge][]string // per edge of the mission, what its subtasks require
 }
 
 func newSetup(spec *mission.Spec, irrev []string, isIrrev bool) *setup {
@@ -130,7 +131,7 @@ func newSetup(spec *mission.Spec, irrev []string, isIrrev bool) *setup {
 			if es, _ := spec.Edge(e); es.Source != "" || slices.Contains(s.edges, e) {
 				continue
 			}
-			s.edges = append(s.edges, e)
+			s.edges, s.edgeNames = append(s.edges, e), append(s.edgeNames, e.String())
 			if !slices.Contains(reached, e.To) {
 				reached = append(reached, e.To)
 			}
