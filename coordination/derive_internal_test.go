@@ -1,6 +1,7 @@
 package coordination
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,5 +50,44 @@ func TestMemoBounded(t *testing.T) {
 	// Full after four keys, it forgot them to keep the fifth.
 	if diff := cmp.Diff([]int{4, 5, -1}, got); diff != "" {
 		t.Errorf("remembered after six keys of a quarter each (-want +got):\n%s", diff)
+	}
+}
+
+// TestLostSorted: the one-walk comparison of sorted field lists finds
+// what the judge's general loop finds, and declines lists not sorted so.
+func TestLostSorted(t *testing.T) {
+	general := func(sent, read []string) []string {
+		var lost []string
+		for _, f := range read {
+			if !slices.Contains(sent, f) && !slices.Contains(lost, f) {
+				lost = append(lost, f)
+			}
+		}
+		return lost
+	}
+	tests := []struct {
+		name       string
+		sent, read []string
+		ok         bool
+	}{
+		{"all sent", []string{"a", "b", "c"}, []string{"a", "c"}, true},
+		{"some lost", []string{"b", "d"}, []string{"a", "b", "c", "d", "e"}, true},
+		{"none sent", nil, []string{"a"}, true},
+		{"none read", []string{"a"}, nil, true},
+		{"sent repeats", []string{"a", "a", "b"}, []string{"a", "c"}, true},
+		{"sent unsorted", []string{"a", "z", "b"}, []string{"b"}, false},
+		{"read unsorted", []string{"a", "b"}, []string{"b", "a"}, false},
+		{"read repeats", []string{"a"}, []string{"b", "b"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lost, ok := lostSorted(tt.sent, tt.read)
+			if ok != tt.ok {
+				t.Fatalf("ok = %v, want %v", ok, tt.ok)
+			}
+			if diff := cmp.Diff(general(tt.sent, tt.read), lost); ok && diff != "" {
+				t.Errorf("lost (-general +walk):\n%s", diff)
+			}
+		})
 	}
 }

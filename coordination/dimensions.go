@@ -296,10 +296,16 @@ func judgeInformation(r *Record) ([]Failure, string) {
 		}
 		assessed++
 		var lost []string
-		for _, fields := range [2][]string{h.Required, h.Read} {
-			for _, f := range fields {
-				if !slices.Contains(h.Sent, f) && !slices.Contains(lost, f) {
-					lost = append(lost, f)
+		sorted := false
+		if h.Required == nil {
+			lost, sorted = lostSorted(h.Sent, h.Read)
+		}
+		if !sorted {
+			for _, fields := range [2][]string{h.Required, h.Read} {
+				for _, f := range fields {
+					if !slices.Contains(h.Sent, f) && !slices.Contains(lost, f) {
+						lost = append(lost, f)
+					}
 				}
 			}
 		}
@@ -311,6 +317,28 @@ func judgeInformation(r *Record) ([]Failure, string) {
 		return nil, "no hand-off records what its consumer required or read"
 	}
 	return fs, ""
+}
+
+// lostSorted returns the fields of read that sent lacks, in read's order,
+// by one walk of both; ok is false unless read is strictly increasing and
+// sent sorted, as derived hand-offs list them.
+func lostSorted(sent, read []string) (lost []string, ok bool) {
+	if !slices.IsSorted(sent) {
+		return nil, false
+	}
+	i := 0
+	for j, f := range read {
+		if j > 0 && read[j-1] >= f {
+			return nil, false
+		}
+		for i < len(sent) && sent[i] < f {
+			i++
+		}
+		if i == len(sent) || sent[i] != f {
+			lost = append(lost, f)
+		}
+	}
+	return lost, true
 }
 
 // judgeContention fails a write to an item whose last write was another
