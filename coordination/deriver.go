@@ -12,12 +12,13 @@ import (
 // derivations what depends only on a message's bytes or on the mission: the
 // fields of each distinct hand-off (its wire bytes and its consumer's
 // parsed view), what a collecting agent reads from each and the values of
-// its results, and the mission's
-// agents, capabilities and required edges. A sweep derives one record per
-// observation run, and the same messages recur from trial to trial and
-// build to build. What it remembers is keyed by the exact bytes, so it
-// cannot change a record; each of its three memos holds at most
-// [memoBytes] of message bytes, forgetting everything when full.
+// its results, and the mission's agents, capabilities and required edges
+// (for the last mission's spec, which must not change once derived from).
+// A sweep derives one record per observation run, and the same messages
+// recur from trial to trial and build to build. What it remembers is keyed
+// by the exact bytes, so it cannot change a record; each of its three
+// memos holds at most 8 MiB of message bytes, forgetting everything when
+// full.
 //
 // A Deriver is safe for concurrent use. The records it derives share their
 // lists of capabilities, requirements and hand-off fields: a caller that
