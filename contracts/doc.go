@@ -10,8 +10,8 @@ for one item, at one of three strength levels.
 	user, err := contracts.Load("my/contracts") // a file or a directory of *.yaml
 	set = set.Merge(user)                       // user edges replace the mission's
 	level, err := contracts.ParseLevel("semantic")
-	vs := set.Check("supervisor->billing", raw, level)          // one message
-	vs = set.CheckSequence("supervisor->billing", raws, level)  // one item's messages, in order
+	vs := set.Check("planner->writer", raw, level)          // one message
+	vs = set.CheckSequence("planner->writer", raws, level)  // one item's messages, in order
 	vs = set.CheckMessages(traceMessages, level)                // both, over a whole trace
 
 [Set.Check] never panics: bytes that are not a JSON object give one
@@ -53,11 +53,11 @@ a field that already has a violation, and a rule that cannot be evaluated
 One YAML file per edge, decoded strictly: an unknown key, a duplicate key, a
 wrong type or a bad value is an error "file:line: path: problem" at load.
 
-	# mission/triage/contracts/supervisor-billing.yaml (an example)
-	edge: supervisor->billing     # required, "from->to"
-	kind: ticket.routed           # required, the envelope's kind
+	# my/contracts/planner-writer.yaml (an example)
+	edge: planner->writer        # required, "from->to"
+	kind: task.assigned          # required, the envelope's kind
 	version: "1.0"                # required string, the envelope's schema_version
-	owner: billing                # required, the one owner of the next step
+	owner: writer                 # required, the one owner of the next step
 	description: ...              # optional
 	per_item: one                 # one (default): one action per item; many: e.g. one exception per failed call
 	closed: false                 # true: undeclared payload fields are violations (rule "closed")
@@ -69,7 +69,7 @@ wrong type or a bad value is an error "file:line: path: problem" at load.
 	  escalating_tags: [legal, chargeback]
 	  rate: {EUR: 1.0, USD: 0.92}
 	fields:                       # the payload's fields, in order
-	  topic:     {type: string, required: true, enum: [billing, technical, both]}
+	  topic:     {type: string, required: true, enum: [research, writing, both]}
 	  currency:  {type: string, required: true, allow_empty: true, pattern: "^[A-Z]{3}$"}
 	  total:     {type: number, required: true, minimum: 0}
 	  opened_on: {type: string, required: true, format: date, allow_empty: true}

@@ -155,14 +155,14 @@ var AllResolutions = []Resolution{ResolutionResolved, ResolutionEscalated, Resol
 func (r Resolution) String() string { return string(r) }
 
 // Effect is one external side effect attempted (a write to a system
-// outside the agents: a refund, a transfer, a message sent).
+// outside the agents: a transfer, a booking, a message sent).
 type Effect struct {
 	ID    string `json:"id"`
 	Agent string `json:"agent"`
 	Tool  string `json:"tool,omitempty"`
 	Key   string `json:"key"` // the idempotency key sent with it; "" for none
 	// Identity names the business effect, which must happen at most once
-	// (e.g. "refund:order-817"); "" means the key is the identity.
+	// (e.g. "transfer:order-817"); "" means the key is the identity.
 	Identity     string `json:"identity,omitempty"`
 	Irreversible bool   `json:"irreversible"`
 	// Applied says whether the system of record applied it (false: refused

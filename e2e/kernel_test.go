@@ -13,15 +13,18 @@ import (
 	"testing"
 )
 
-// invoiceWords are words only the invoice mission has any business saying.
-var invoiceWords = regexp.MustCompile(`(?i)invoice|supplier|purchase[ _-]?order|payment|ledger`)
+// missionWords are words only one mission has any business saying: the
+// invoice mission's, then the triage mission's ("ticket", "supervisor" and
+// "specialist" are kernel vocabulary too: an escalation ticket, the
+// supervisor pattern).
+var missionWords = regexp.MustCompile(`(?i)invoice|supplier|purchase[ _-]?order|payment|ledger|billing|refund`)
 
-// invoiceWord returns the first invoice word of text that starts a word:
+// missionWord returns the first mission word of text that starts a word:
 // at the start, after a non-letter, or at a camel-case hump
 // ("newInvoice"), so that "Knowledge" is not a ledger; plurals and
 // suffixes still match ("invoices", "PaymentID").
-func invoiceWord(text string) string {
-	for _, m := range invoiceWords.FindAllStringIndex(text, -1) {
+func missionWord(text string) string {
+	for _, m := range missionWords.FindAllStringIndex(text, -1) {
 		if i := m[0]; i == 0 || !isLetter(text[i-1]) || isLower(text[i-1]) && !isLower(text[i]) {
 			return text[m[0]:m[1]]
 		}
@@ -33,7 +36,7 @@ func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 func isLower(c byte) bool  { return c >= 'a' && c <= 'z' }
 
 // The kernel is mission-free: outside mission/<name>/, no non-test Go file
-// mentions an invoice-only word in an identifier, a comment or a string.
+// mentions a mission-only word in an identifier, a comment or a string.
 // The one exemption is naming a mission package: cmd/baton imports
 // mission/invoice and calls invoice.New() to register it, and the import
 // path and the package name are the mission's name, not domain knowledge.
@@ -74,7 +77,7 @@ func isMissionDir(rel string) bool {
 	return len(parts) >= 2 && parts[0] == "mission"
 }
 
-// mentions returns the invoice-only words of one file, each with its line.
+// mentions returns the mission-only words of one file, each with its line.
 func mentions(tb testing.TB, path string) []string {
 	tb.Helper()
 	fset := token.NewFileSet()
@@ -96,7 +99,7 @@ func mentions(tb testing.TB, path string) []string {
 	}
 	var out []string
 	report := func(pos token.Pos, text string) {
-		if w := invoiceWord(text); w != "" {
+		if w := missionWord(text); w != "" {
 			out = append(out, fset.Position(pos).String()+": "+strconv.Quote(w)+" in "+strconv.Quote(clip(text)))
 		}
 	}

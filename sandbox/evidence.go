@@ -74,7 +74,7 @@ func (f *LogFacts) Evidence(item string) Evidence { return f.evidence[item] }
 func (f *LogFacts) LastCallFailed(tool string) bool { return f.lastFail[tool] }
 
 // Difference is one way an end state departs from the expected one: the
-// record (kind and key, e.g. "refund:T1") and field that differ. A
+// record (kind and key, e.g. "order:T1") and field that differ. A
 // mission's end-state check returns them sorted by record, field, want and
 // got; a kind is one of the registry's record kinds where a record is to
 // blame, so that [Registry.Writer] names the agent that wrote it.

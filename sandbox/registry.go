@@ -65,7 +65,7 @@ func (tx *Tx) NewID() string { return tx.s.newID(tx.kind) }
 
 // RecordKind is one kind of record whose ids the engine issues.
 type RecordKind struct {
-	Name   string // "refund", "ticket"
+	Name   string // "order", "ticket"
 	Prefix string // of issued ids: "REF" gives "REF-0001"
 	Doc    string
 }

@@ -19,7 +19,7 @@ func newScoreCmd(g *globals) *cobra.Command {
 
   {"run": "R1", "expected_calls": [{"name": "get_booking", "args": {"id": "B7"}}],
    "calls": [{"name": "get_booking", "args": {"id": "B7"}}],
-   "expected_answer": "Refund of 140 EUR issued", "answer": "Refund of 140 EUR issued"}
+   "expected_answer": "Booking B7 cancelled", "answer": "Booking B7 cancelled"}
 
 Tool-call accuracy is shown under three matchers side by side (exact, name-only,
 order-ignored) with each weaker matcher's gap to exact and the runs it forgives.
