@@ -19,7 +19,7 @@ import (
 // by the exact bytes, so it cannot change a record; each of its three
 // memos holds at most 512 KiB of message bytes, forgetting everything when
 // full (a sweep's units come build by build, scenario by scenario, so what
-// recurs is recent: on the default invoice protocol 96% of look-ups find
+// recurs is recent: on a mission's default protocol 96% of look-ups find
 // their message with a quarter of that, 98% with twice it).
 //
 // A Deriver is safe for concurrent use. The records it derives share their
