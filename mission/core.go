@@ -70,6 +70,9 @@ type Turn struct {
 
 	r     *runner
 	calls []ToolCall
+	// calls0 holds the first few calls, so that a turn's calls cost no
+	// allocation of their own.
+	calls0 [4]ToolCall
 	// msg1 and raw1 hold the one message of a per-message turn, so that
 	// the turn's slices cost no allocation of their own.
 	msg1 [1]*Handoff

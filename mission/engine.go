@@ -101,10 +101,13 @@ func hasMessage(s *Spec, kind string) bool {
 
 // engine is a mission run by the kernel.
 type engine struct {
-	def      Definition
-	spec     *Spec
-	t        *tables
-	fixtures sync.Map // fixtureKey -> *sandbox.State
+	def  Definition
+	spec *Spec
+	t    *tables
+	// fixtures are the states core runs alone start from, by fixtureKey
+	// (a map under a lock: a sync.Map boxes every key it is asked for).
+	fixMu    sync.RWMutex
+	fixtures map[fixtureKey]*sandbox.State
 	readings readingMemo
 	decoded  decodeMemo
 	solo     soloTools // single.go
@@ -381,16 +384,27 @@ func (r *runner) runAlone(ai int, in CoreInput) (string, Result) {
 // scenario, agent and item; sandbox.New copies it.
 func (e *engine) fixture(sc *Scenario, agent Agent, item string) *sandbox.State {
 	k := fixtureKey{sc: sc, agent: agent, item: item}
-	if st, ok := e.fixtures.Load(k); ok {
-		return st.(*sandbox.State)
+	e.fixMu.RLock()
+	st, ok := e.fixtures[k]
+	e.fixMu.RUnlock()
+	if ok {
+		return st
 	}
 	r := e.newRunner(context.Background(), NoSeams{}, sc, &sc.Initial, 0, Env{})
 	r.stop = &stopPoint{agent: agent, item: item}
 	r.runDay()
-	st := r.sb.Snapshot()
+	st = r.sb.Snapshot()
 	st.Log = nil
-	actual, _ := e.fixtures.LoadOrStore(k, st)
-	return actual.(*sandbox.State)
+	e.fixMu.Lock()
+	defer e.fixMu.Unlock()
+	if first, ok := e.fixtures[k]; ok {
+		return first // another goroutine's, computed alike
+	}
+	if e.fixtures == nil {
+		e.fixtures = make(map[fixtureKey]*sandbox.State)
+	}
+	e.fixtures[k] = st
+	return st
 }
 
 // Emit runs the producing agent's emitter alone on a core result for item.

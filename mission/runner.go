@@ -18,6 +18,7 @@ type runner struct {
 	sc      *Scenario
 	day     string
 	clock   *sandbox.Clock
+	clock0  sandbox.Clock // what clock points to, but for a run played outside
 	dice    sandbox.Dice
 	seed    uint64 // the trial seed the dice are keyed by
 	sb      *sandbox.Sandbox
@@ -132,13 +133,14 @@ func (e *engine) newRunnerCap(ctx context.Context, seams Seams, sc *Scenario, in
 		seams:     seams,
 		sc:        sc,
 		day:       day,
-		clock:     sandbox.NewClock(start),
 		dice:      sandbox.NewDice(seed),
 		seed:      seed,
 		profile:   env.Profile,
 		cores:     env.Cores,
 		redeliver: env.Faults.Rate("transport", sandbox.Redelivery),
 	}
+	r.clock0 = *sandbox.NewClock(start)
+	r.clock = &r.clock0
 	r.sb = sandbox.New(e.spec.Tools, initial, sandbox.Config{Faults: env.Faults}, r.dice, r.clock)
 	r.enc = jsontext.GetEncoder()
 	r.trace.Events = newEvents(events)

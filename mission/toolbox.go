@@ -31,6 +31,15 @@ func newBackOff(clock backoff.Clock) *backoff.ExponentialBackOff {
 	return b
 }
 
+// addCall appends c to the turn's logical calls, the first few in the
+// turn's own array (a turn without calls keeps nil).
+func (t *Turn) addCall(c ToolCall) {
+	if t.calls == nil {
+		t.calls = t.calls0[:0]
+	}
+	t.calls = append(t.calls, c)
+}
+
 // call makes one logical tool call for turn t (see [Turn.Call]).
 func (r *runner) call(t *Turn, tool string, args sandbox.Args) (sandbox.Result, *sandbox.Error) {
 	agent, item := t.Agent, t.Item
@@ -41,7 +50,7 @@ func (r *runner) call(t *Turn, tool string, args sandbox.Args) (sandbox.Result, 
 		if err != nil {
 			call.Error = err.Code
 		}
-		t.calls = append(t.calls, call)
+		t.addCall(call)
 		return res, err
 	}
 	argsJSON := r.marshal(args)
@@ -66,7 +75,7 @@ func (r *runner) call(t *Turn, tool string, args sandbox.Args) (sandbox.Result, 
 			}
 			r.read += len(ev.Output)
 			r.event(ev)
-			t.calls = append(t.calls, ToolCall{Name: tool, Args: args, Attempts: attempt + 1})
+			t.addCall(ToolCall{Name: tool, Args: args, Attempts: attempt + 1})
 			return res, nil
 		}
 		se, ok := sandbox.AsError(err)
@@ -77,7 +86,7 @@ func (r *runner) call(t *Turn, tool string, args sandbox.Args) (sandbox.Result, 
 		r.read += len(ev.Error)
 		r.event(ev)
 		if !se.Retryable() || attempt+1 >= r.e.spec.MaxAttempts {
-			t.calls = append(t.calls, ToolCall{Name: tool, Args: args, Attempts: attempt + 1, Error: se.Code})
+			t.addCall(ToolCall{Name: tool, Args: args, Attempts: attempt + 1, Error: se.Code})
 			return nil, se
 		}
 		if bo == nil {

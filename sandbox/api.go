@@ -23,7 +23,6 @@ package sandbox
 
 import (
 	"errors"
-	"fmt"
 	"time"
 )
 
@@ -97,7 +96,9 @@ type Error struct {
 	RetryAfter time.Duration `json:"retry_after,omitempty"`
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("%s %s: %s", e.Kind, e.Code, e.Message) }
+// Error reads "kind code: message". A tool call that fails puts it in
+// the trace, so it is built without fmt.
+func (e *Error) Error() string { return string(e.Kind) + " " + e.Code + ": " + e.Message }
 
 // Retryable reports whether the same call may succeed later.
 func (e *Error) Retryable() bool {

@@ -46,13 +46,36 @@ func (d Dice) Chance(p float64, agent, kind, item string, attempt int) bool {
 }
 
 func (d Dice) key(agent, kind, item string, attempt int) uint64 {
+	return keyAfter(d.prefix(agent, kind), item, attempt)
+}
+
+// prefix is the state of a key after the seed, the agent and the kind:
+// the draws of one decision kind of one agent go on from it with
+// [keyAfter], without hashing the agent and kind again.
+func (d Dice) prefix(agent, kind string) uint64 {
 	h := fnvOffset ^ d.seed
 	h = fnvString(h, agent)
-	h = fnvString(h, kind)
-	h = fnvString(h, item)
+	return fnvString(h, kind)
+}
+
+// keyAfter is the key of the draw of item and attempt after prefix.
+func keyAfter(prefix uint64, item string, attempt int) uint64 {
+	h := fnvString(prefix, item)
 	h ^= uint64(attempt) + 1
 	h *= fnvPrime
 	return mix(h)
+}
+
+// chanceAfter is [Dice.Chance] of the draw of item and attempt after
+// prefix.
+func chanceAfter(p float64, prefix uint64, item string, attempt int) bool {
+	if p <= 0 {
+		return false
+	}
+	if p >= 1 {
+		return true
+	}
+	return float64(mix(keyAfter(prefix, item, attempt))>>11)/(1<<53) < p
 }
 
 const (

@@ -75,3 +75,24 @@ func TestHashSeed(t *testing.T) {
 		}
 	}
 }
+
+// TestChanceAfterPrefix: a draw that goes on from its agent and kind's
+// prefix is the draw the dice make from the whole key.
+func TestChanceAfterPrefix(t *testing.T) {
+	for seed := range uint64(4) {
+		d := NewDice(seed)
+		for _, agent := range []string{"", "intake", "boundary"} {
+			pre := d.prefix(agent, "fault:lookup:timeout_before_commit")
+			for i, item := range []string{"", "E1", "E12", "2026-01-05"} {
+				for attempt := range 3 {
+					for _, p := range []float64{-1, 0, 0.01, 0.3, 0.5, 0.99, 1, 2} {
+						want := d.Chance(p, agent, "fault:lookup:timeout_before_commit", item, attempt)
+						if got := chanceAfter(p, pre, item, attempt); got != want {
+							t.Errorf("seed %d agent %q item %d attempt %d p %v: chanceAfter = %v, Chance = %v", seed, agent, i, attempt, p, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}

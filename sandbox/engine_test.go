@@ -3,8 +3,11 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -109,11 +112,15 @@ func TestRegistry(t *testing.T) {
 func TestCompileRates(t *testing.T) {
 	reg := toyRegistry(t)
 	r := FaultRates{
-		"*":         {Unavailable: 0.1, Latency: 0.2, Redelivery: 0.9},
-		"find_note": {Unavailable: 0.5, TimeoutAfterCommit: 0.3},
+		"*": {Unavailable: 0.1, Latency: 0.2, Redelivery: 0.9, TimeoutBeforeCommit: 0.01, Refusal: 0.02,
+			RateLimit: 0.03, TimeoutAfterCommit: 0.04},
+		"find_note": {Unavailable: 0.5, TimeoutAfterCommit: 0.3, Refusal: 0},
 		"transport": {Redelivery: 0.4},
 	}
 	got := make([][numDrawn]float64, len(reg.tools))
+	for ti := range got {
+		got[ti] = [numDrawn]float64{7, 7, 7, 7, 7, 7} // a recycled sandbox's
+	}
 	reg.compileRates(got, r)
 	for ti, tl := range reg.tools {
 		for k, kind := range drawnKinds {
@@ -300,5 +307,104 @@ func BenchmarkSchemaCheck(b *testing.B) {
 		if e := noteArgs.Check(args); e != nil {
 			b.Fatal(e)
 		}
+	}
+}
+
+// TestErrorText: an error reads "kind code: message", as fmt wrote it
+// before Error was built without fmt (the text reaches every trace).
+func TestErrorText(t *testing.T) {
+	for _, e := range []*Error{
+		{Kind: ErrRateLimited, Code: CodeRateLimited, Message: "too many requests", RetryAfter: 2 * time.Second},
+		{Kind: ErrInvalid, Code: "VAL-422", Message: "missing field \xffamount"},
+		{},
+	} {
+		if got, want := e.Error(), fmt.Sprintf("%s %s: %s", e.Kind, e.Code, e.Message); got != want {
+			t.Errorf("Error() = %q, want %q", got, want)
+		}
+	}
+}
+
+// TestReusedSandboxIsFresh: a sandbox emptied after one run and reset for
+// another answers, logs, fires and ends exactly as a new one does, byte
+// for byte, whatever the first run left (records, idempotency keys, id
+// counters, faults, the draws' key prefixes of another seed).
+func TestReusedSandboxIsFresh(t *testing.T) {
+	reg := toyRegistry(t)
+	rates := FaultRates{"*": {TimeoutBeforeCommit: 0.15, TimeoutAfterCommit: 0.15, Refusal: 0.1, Unavailable: 0.1, RateLimit: 0.1, Latency: 0.2}}
+	first := &State{Records: &notes{Notes: []note{{ID: "N-0007", Text: "kept"}, {ID: "N-0012", Text: "also"}}}}
+	play := func(s *Sandbox) []byte {
+		var out []byte
+		for i := range 60 {
+			agent, tool := "scribe", "write_note"
+			args := Args{"text": "note " + strconv.Itoa(i%7)}
+			switch i % 3 {
+			case 1:
+				agent, tool, args = "reader", "find_note", Args{"text": "note 3"}
+			case 2:
+				agent = "reader" // forbidden
+			}
+			item := "E" + strconv.Itoa(i%5)
+			res, err := s.Call(agent, tool, item, args, item+":"+tool, i%3)
+			out = fmt.Appendf(out, "%d %v %v\n", i, res, err)
+		}
+		end, err := s.Snapshot().AppendJSON(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fired, err := json.Marshal(s.Fired())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Appendf(end, "\n%s\n%d", fired, s.Clock().Elapsed())
+	}
+	for _, tc := range []struct {
+		name    string
+		initial *State
+		cfg     Config
+		seed    uint64
+	}{
+		{"empty initial state, another seed", nil, Config{Faults: rates}, 2},
+		{"same initial state and seed", first, Config{Faults: rates}, 1},
+		{"no faults, other latency", first, Config{Latency: time.Second}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			used := newSandbox(reg)
+			used.reset(first, Config{Faults: rates}, NewDice(1), nil)
+			if play(used); len(used.Fired()) == 0 {
+				t.Fatal("the first run fired no fault: the test shows nothing")
+			}
+			used.empty()
+			used.reset(tc.initial, tc.cfg, NewDice(tc.seed), nil)
+			fresh := newSandbox(reg)
+			fresh.reset(tc.initial, tc.cfg, NewDice(tc.seed), nil)
+			if diff := cmp.Diff(string(play(fresh)), string(play(used))); diff != "" {
+				t.Errorf("reused sandbox differs from a new one (-new +reused):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestFaultDrawsFollowAgent: a tool called by two agents in turn draws
+// each call's fault under the caller's key, as the dice draw it.
+func TestFaultDrawsFollowAgent(t *testing.T) {
+	reg := toyRegistry(t)
+	d := NewDice(7)
+	s := New(reg, nil, Config{Faults: FaultRates{"find_note": {TimeoutBeforeCommit: 0.5}}}, d, nil)
+	defer s.Recycle()
+	fired := 0
+	for i := range 64 {
+		agent := []string{"scribe", "reader"}[i%2]
+		item := "E" + strconv.Itoa(i/4)
+		_, err := s.Call(agent, "find_note", item, Args{"id": "N-1"}, "", i%2)
+		want := d.Chance(0.5, agent, FaultKey("find_note", TimeoutBeforeCommit), item, i%2)
+		if got := err != nil && err.(*Error).Kind == ErrTimeout; got != want {
+			t.Errorf("call %d by %s on %s: timed out %v, the dice say %v", i, agent, item, got, want)
+		}
+		if want {
+			fired++
+		}
+	}
+	if fired == 0 || fired == 64 {
+		t.Errorf("%d of 64 calls timed out: the test shows nothing", fired)
 	}
 }

@@ -34,14 +34,16 @@ var refusals = [...]struct{ code, msg string }{
 
 // compileRates resolves a FaultRates table into per-tool arrays, so a
 // call does no map lookups to draw. It gives what [FaultRates.Rate] gives.
+// Every run compiles its table, so kinds are resolved by a switch.
 func (reg *Registry) compileRates(out [][numDrawn]float64, r FaultRates) {
-	clear(out)
+	var star [numDrawn]float64
 	for kind, p := range r["*"] {
 		if k, ok := drawnIndex(kind); ok {
-			for t := range out {
-				out[t][k] = p
-			}
+			star[k] = p
 		}
+	}
+	for t := range out {
+		out[t] = star
 	}
 	for tool, m := range r {
 		t, ok := reg.byName[tool]
@@ -57,43 +59,81 @@ func (reg *Registry) compileRates(out [][numDrawn]float64, r FaultRates) {
 }
 
 func drawnIndex(kind FaultKind) (int, bool) {
-	for k, d := range drawnKinds {
-		if d == kind {
-			return k, true
-		}
+	switch kind {
+	case TimeoutBeforeCommit:
+		return fTimeoutBefore, true
+	case Refusal:
+		return fRefusal, true
+	case Unavailable:
+		return fUnavailable, true
+	case RateLimit:
+		return fRateLimit, true
+	case Latency:
+		return fLatency, true
+	case TimeoutAfterCommit:
+		return fTimeoutAfter, true
 	}
 	return 0, false
+}
+
+// drawPrefixes are the key prefixes of one tool's fault draws for the
+// agent that called it last, each computed when first drawn: a call
+// draws up to six faults, each keyed by agent, kind, item and attempt,
+// and the agent and kind cost most of the hashing.
+type drawPrefixes struct {
+	agent string
+	have  uint8 // bit k: h[k] is computed
+	h     [numDrawn]uint64
+}
+
+// draws reports whether the fault of kind k of tool t happens on agent's
+// call for item: [Dice.Chance] of its rate and key.
+func (s *Sandbox) draws(t, k int, agent, item string, attempt int) bool {
+	p := s.rates[t][k]
+	if p <= 0 || p >= 1 {
+		return p >= 1
+	}
+	if s.pre == nil {
+		s.pre = make([]drawPrefixes, len(s.rates))
+	}
+	pre := &s.pre[t]
+	if pre.agent != agent {
+		pre.agent, pre.have = agent, 0
+	}
+	if pre.have&(1<<k) == 0 {
+		pre.h[k] = s.dice.prefix(agent, s.reg.faultKeys[t][k])
+		pre.have |= 1 << k
+	}
+	return chanceAfter(p, pre.h[k], item, attempt)
 }
 
 // inject draws the faults that precede a call's effect, in order, and
 // returns the first that fires as an error (nil if none does). A latency
 // fault does not fail the call; it advances the clock.
 func (s *Sandbox) inject(t int, agent, item string, attempt int) *Error {
-	r := &s.rates[t]
-	k := &s.reg.faultKeys[t]
-	if s.dice.Chance(r[fTimeoutBefore], agent, k[fTimeoutBefore], item, attempt) {
+	if s.draws(t, fTimeoutBefore, agent, item, attempt) {
 		e := &Error{Kind: ErrTimeout, Code: CodeTimeout, Message: "request timed out"}
 		s.fire(t, agent, item, attempt, TimeoutBeforeCommit, e.Code)
 		return e
 	}
-	if s.dice.Chance(r[fRefusal], agent, k[fRefusal], item, attempt) {
+	if s.draws(t, fRefusal, agent, item, attempt) {
 		ref := refusals[s.dice.Rand(agent, s.reg.refusalKey[t], item, attempt).IntN(len(refusals))]
 		e := &Error{Kind: ErrRefused, Code: ref.code, Message: ref.msg}
 		s.fire(t, agent, item, attempt, Refusal, e.Code)
 		return e
 	}
-	if s.dice.Chance(r[fUnavailable], agent, k[fUnavailable], item, attempt) {
+	if s.draws(t, fUnavailable, agent, item, attempt) {
 		e := &Error{Kind: ErrUnavailable, Code: CodeUnavailable, Message: "service unavailable"}
 		s.fire(t, agent, item, attempt, Unavailable, e.Code)
 		return e
 	}
-	if s.dice.Chance(r[fRateLimit], agent, k[fRateLimit], item, attempt) {
+	if s.draws(t, fRateLimit, agent, item, attempt) {
 		wait := time.Duration(1+s.dice.Rand(agent, s.reg.retryKey[t], item, attempt).IntN(5)) * time.Second
 		e := &Error{Kind: ErrRateLimited, Code: CodeRateLimited, Message: "too many requests", RetryAfter: wait}
 		s.fire(t, agent, item, attempt, RateLimit, e.Code)
 		return e
 	}
-	if s.dice.Chance(r[fLatency], agent, k[fLatency], item, attempt) {
+	if s.draws(t, fLatency, agent, item, attempt) {
 		s.clock.Advance(LatencyFactor * s.latency)
 		s.fire(t, agent, item, attempt, Latency, "")
 	}
@@ -102,7 +142,7 @@ func (s *Sandbox) inject(t int, agent, item string, attempt int) *Error {
 
 // timeoutAfter draws whether the answer to a committed write is lost.
 func (s *Sandbox) timeoutAfter(t int, agent, item string, attempt int) *Error {
-	if !s.dice.Chance(s.rates[t][fTimeoutAfter], agent, s.reg.faultKeys[t][fTimeoutAfter], item, attempt) {
+	if !s.draws(t, fTimeoutAfter, agent, item, attempt) {
 		return nil
 	}
 	e := &Error{Kind: ErrTimeout, Code: CodeTimeout, Message: "request timed out"}

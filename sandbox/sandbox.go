@@ -26,6 +26,7 @@ type Sandbox struct {
 	clock   *Clock
 	latency time.Duration
 	rates   [][numDrawn]float64 // per tool
+	pre     []drawPrefixes      // per tool: its fault draws' key prefixes (made at the first draw)
 	idem    []map[string]Result // per write tool: key -> first result
 	next    []int               // last id number issued per record kind
 	fired   []Fired
@@ -39,19 +40,32 @@ type Sandbox struct {
 // nil initial (or one without records) is an empty system of record; a
 // nil clock starts at [Epoch].
 func New(reg *Registry, initial *State, cfg Config, dice Dice, clock *Clock) *Sandbox {
+	s, _ := reg.pool.Get().(*Sandbox)
+	if s == nil {
+		s = newSandbox(reg)
+	}
+	s.reset(initial, cfg, dice, clock)
+	return s
+}
+
+// newSandbox returns an empty sandbox over reg, for reset.
+func newSandbox(reg *Registry) *Sandbox {
+	s := &Sandbox{reg: reg, st: State{Records: reg.newRecords()}}
+	s.rates = make([][numDrawn]float64, len(reg.tools))
+	s.idem = make([]map[string]Result, len(reg.tools))
+	s.next = make([]int, len(reg.kinds))
+	s.seenFn = s.seen
+	return s
+}
+
+// reset makes s, new or emptied by empty, what New returns.
+func (s *Sandbox) reset(initial *State, cfg Config, dice Dice, clock *Clock) {
 	if clock == nil {
 		clock = NewClock(Epoch)
 	}
-	s, _ := reg.pool.Get().(*Sandbox)
-	if s == nil {
-		s = &Sandbox{reg: reg, st: State{Records: reg.newRecords()}}
-		s.rates = make([][numDrawn]float64, len(reg.tools))
-		s.idem = make([]map[string]Result, len(reg.tools))
-		s.next = make([]int, len(reg.kinds))
-		s.seenFn = s.seen
-	}
 	s.dice, s.clock, s.latency, s.free = dice, clock, cfg.Latency, false
-	reg.compileRates(s.rates, cfg.Faults)
+	s.reg.compileRates(s.rates, cfg.Faults)
+	clear(s.pre) // keyed by the dice's seed
 	if s.latency <= 0 {
 		s.latency = DefaultLatency
 	}
@@ -63,7 +77,6 @@ func New(reg *Registry, initial *State, cfg Config, dice Dice, clock *Clock) *Sa
 	}
 	s.tx = Tx{Records: s.st.Records, s: s}
 	s.initCounters()
-	return s
 }
 
 // Recycle gives s to later calls of New over the same registry. Call it
@@ -75,6 +88,13 @@ func (s *Sandbox) Recycle() {
 		return
 	}
 	s.free = true
+	s.empty()
+	s.reg.pool.Put(s)
+}
+
+// empty drops everything a run left in s: its records, log, idempotency
+// keys, id counters, faults, dice and clock.
+func (s *Sandbox) empty() {
 	s.st.Records.Reset()
 	s.st.Log = Emptied(s.st.Log)
 	for _, m := range s.idem {
@@ -83,7 +103,6 @@ func (s *Sandbox) Recycle() {
 	clear(s.next)
 	s.fired = nil // the oracle may hold it
 	s.dice, s.clock = Dice{}, nil
-	s.reg.pool.Put(s)
 }
 
 // Call runs tool for agent on behalf of item (the input the work is for).

@@ -7,7 +7,8 @@ import (
 )
 
 // BenchmarkRun is one whole mission run: a one-email day (T1) and a
-// four-email day (T2), clean build, default protocol faults.
+// four-email day (T2), clean build, default protocol faults. Each run's
+// trace goes back to later runs, as a sweep's do.
 func BenchmarkRun(b *testing.B) {
 	for _, id := range []string{"T1", "T2"} {
 		b.Run(id, func(b *testing.B) {
@@ -16,7 +17,7 @@ func BenchmarkRun(b *testing.B) {
 			env := mission.Env{Faults: protocolFaults}
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
-				mustRun(m, mission.Clean(), sc, uint64(i), env)
+				mustRun(m, mission.Clean(), sc, uint64(i), env).Trace.Recycle()
 			}
 		})
 	}
@@ -39,7 +40,8 @@ func BenchmarkRunSuite(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(scs)), "ns/scenario")
 }
 
-// BenchmarkRunCore runs one agent's core alone on its golden input.
+// BenchmarkRunCore runs one agent's core alone on its golden input,
+// handing each trace back as a sweep does.
 func BenchmarkRunCore(b *testing.B) {
 	sc := scenarioByID(b, "T2")
 	goldens, err := recordGolden(New(), sc)
@@ -57,7 +59,7 @@ func BenchmarkRunCore(b *testing.B) {
 			m := New()
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
-				mustRunCore(m, mission.Clean(), agent, sc, g.Input, uint64(i), mission.Env{})
+				mustRunCore(m, mission.Clean(), agent, sc, g.Input, uint64(i), mission.Env{}).Trace.Recycle()
 			}
 		})
 	}

@@ -10,37 +10,28 @@ import (
 
 // Phrases that mark an email as a prompt-injection attempt (matched
 // case-insensitively in the subject, body and document text).
-var injectionPhrases = []string{
+var injectionPhrases = newFoldSet(
 	"ignore your rules",
 	"ignore previous instructions",
 	"ignore all previous instructions",
 	"disregard your instructions",
 	"approve immediately",
 	"bypass approval",
-}
+)
 
 // Phrases in a body that announce new bank details.
-var bankChangePhrases = []string{
+var bankChangePhrases = newFoldSet(
 	"new bank account",
 	"bank details have changed",
 	"changed our bank",
 	"bank account has changed",
 	"updated bank details",
-}
+)
 
 // escalationFlags are the flags that make an item go to a person.
 var escalationFlags = []string{
 	FlagPromptInjection, FlagHTMLScript, FlagUnknownSupplier,
 	FlagBankAccountChanged, FlagPOSupplierMismatch, FlagSystemUnavailable, FlagToolRefused,
-}
-
-func anyFold(s string, phrases []string) bool {
-	for _, p := range phrases {
-		if containsFold(s, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // document returns the invoice document an email carries, or nil.
@@ -53,11 +44,11 @@ func document(em *mission.Input) *Document {
 // and the suspicion flags that go with "suspicious".
 func classify(em *mission.Input) (string, []any) {
 	var flags []any
-	inj := anyFold(em.Subject, injectionPhrases) || anyFold(em.Body, injectionPhrases)
+	inj := injectionPhrases.in(em.Subject) || injectionPhrases.in(em.Body)
 	if d := document(em); d != nil && !inj {
-		inj = anyFold(d.SupplierName, injectionPhrases)
+		inj = injectionPhrases.in(d.SupplierName)
 		for i := range d.Lines {
-			inj = inj || anyFold(d.Lines[i].Description, injectionPhrases)
+			inj = inj || injectionPhrases.in(d.Lines[i].Description)
 		}
 	}
 	if inj {
@@ -168,7 +159,7 @@ func intake(_ context.Context, t *mission.Turn) (mission.Result, error) {
 			x.addFlag(FlagUnknownSupplier)
 		}
 	}
-	if invoiceLike && anyFold(em.Body, bankChangePhrases) {
+	if invoiceLike && bankChangePhrases.in(em.Body) {
 		x.addFlag(FlagBankAccountChanged)
 	}
 	if invoiceLike && known {

@@ -2,6 +2,7 @@ package invoice
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/baton-lab/baton/internal/jsontext"
 	"github.com/baton-lab/baton/sandbox"
@@ -101,6 +102,56 @@ func matchFoldAt(s string, i int, sub string) bool {
 		i++
 	}
 	return true
+}
+
+// foldSet is a set of lower-case phrases, each matched as [containsFold]
+// matches it, all of them in one pass over a text.
+type foldSet struct {
+	phrases []string
+	empty   bool // a phrase is "": every text matches
+	// start holds, per byte, the phrases (bit i for phrases[i]) a match
+	// can start with at that byte.
+	start [256]uint64
+}
+
+// newFoldSet returns the set of phrases, at most 64 of them.
+func newFoldSet(phrases ...string) *foldSet {
+	if len(phrases) > 64 {
+		panic("foldSet: more than 64 phrases")
+	}
+	f := &foldSet{phrases: phrases}
+	for i, p := range phrases {
+		bit := uint64(1) << i
+		switch c := p[:min(len(p), 1)]; {
+		case c == "":
+			f.empty = true
+		case c == " ":
+			for _, w := range []byte(" \t\n\r") {
+				f.start[w] |= bit
+			}
+		default:
+			f.start[c[0]] |= bit
+			if c[0] >= 'a' && c[0] <= 'z' {
+				f.start[c[0]-('a'-'A')] |= bit
+			}
+		}
+	}
+	return f
+}
+
+// in reports whether s contains any of the set's phrases.
+func (f *foldSet) in(s string) bool {
+	if f.empty {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		for m := f.start[s[i]]; m != 0; m &= m - 1 {
+			if matchFoldAt(s, i, f.phrases[bits.TrailingZeros64(m)]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

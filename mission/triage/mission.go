@@ -101,12 +101,13 @@ func ReleaseProtocol() mission.File {
 }
 
 func definition() mission.Definition {
+	d := newDesk()
 	return mission.Definition{
 		Spec: spec(),
 		Cores: map[mission.Agent]mission.Core{
-			Supervisor: mission.Policy(supervisor),
-			Billing:    mission.Policy(billing),
-			Tech:       mission.Policy(tech),
+			Supervisor: mission.Policy(d.supervisor),
+			Billing:    mission.Policy(d.billing),
+			Tech:       mission.Policy(d.tech),
 		},
 		Check: func(sc *mission.Scenario, end *sandbox.State) []sandbox.Difference {
 			want, _ := sc.Expect.(*Expected)

@@ -143,13 +143,28 @@ func (st *Records) Sort() {
 }
 
 // CopyFrom deep-copies src (a *Records) into st, reusing st's arrays when
-// they are large enough.
+// they are large enough. The keywords of all articles share one new
+// backing array (each article's capped to its own), nil ones kept nil.
 func (st *Records) CopyFrom(src sandbox.Records) {
 	s := src.(*Records)
 	st.Invoices = sandbox.CloneInto(st.Invoices, s.Invoices)
 	st.Articles = sandbox.CloneInto(st.Articles, s.Articles)
+	n := 0
 	for i := range st.Articles {
-		st.Articles[i].Keywords = slices.Clone(st.Articles[i].Keywords)
+		n += len(st.Articles[i].Keywords)
+	}
+	var keywords []string
+	for i := range st.Articles {
+		a := &st.Articles[i]
+		if a.Keywords == nil {
+			continue
+		}
+		if keywords == nil {
+			keywords = make([]string, 0, n) // not nil, even for n == 0
+		}
+		start := len(keywords)
+		keywords = append(keywords, a.Keywords...)
+		a.Keywords = keywords[start:len(keywords):len(keywords)]
 	}
 	st.Outages = sandbox.CloneInto(st.Outages, s.Outages)
 	st.Refunds = sandbox.CloneInto(st.Refunds, s.Refunds)

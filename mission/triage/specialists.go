@@ -51,9 +51,9 @@ func failed(t *mission.Turn, res mission.Result, tool string, err *sandbox.Error
 // invoice's currency. It refunds nothing on an invoice of another
 // customer, nor on one not charged twice, whatever the ticket claims or
 // asks for; a refund above the desk's limit (in EUR) goes to a person.
-func billing(_ context.Context, t *mission.Turn) (mission.Result, error) {
+func (d *desk) billing(_ context.Context, t *mission.Turn) (mission.Result, error) {
 	res, p := answer(t)
-	r := read(jsontext.Str(p["subject"]), jsontext.Str(p["body"]))
+	r := d.read(jsontext.Str(p["subject"]), jsontext.Str(p["body"]))
 	id := r.invoiceID
 	switch {
 	case id == "":
@@ -146,10 +146,10 @@ func refund(t *mission.Turn, res mission.Result, id string, amount float64, curr
 // straight to a person; data loss gets a high-severity bug and a person;
 // otherwise it searches the knowledge base and points the customer to the
 // first article found, or files a bug when none is.
-func tech(_ context.Context, t *mission.Turn) (mission.Result, error) {
+func (d *desk) tech(_ context.Context, t *mission.Turn) (mission.Result, error) {
 	res, p := answer(t)
 	subject, body := jsontext.Str(p["subject"]), jsontext.Str(p["body"])
-	r := read(subject, body)
+	r := d.read(subject, body)
 	if r.security {
 		t.Step("assess", "escalate", 0, 20)
 		res["status"], res["reason"], res["escalation"] = StatusSecurity, ReasonSecurity, mission.EscalationRequested

@@ -3,6 +3,7 @@ package triage
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/baton-lab/baton/internal/jsontext"
@@ -18,9 +19,9 @@ import (
 // reads the ticket's log, keeps the answer and waits when the other
 // specialist has not answered yet, and otherwise escalates what a
 // specialist asked it to and sends the customer one summary.
-func supervisor(_ context.Context, t *mission.Turn) (mission.Result, error) {
+func (d *desk) supervisor(_ context.Context, t *mission.Turn) (mission.Result, error) {
 	if t.Input != nil {
-		return triageTicket(t), nil
+		return triageTicket(t, d.read(t.Input.Subject, t.Input.Body)), nil
 	}
 	if len(t.Messages) == 0 {
 		return mission.Result{"ticket_id": t.Item}, nil
@@ -28,10 +29,9 @@ func supervisor(_ context.Context, t *mission.Turn) (mission.Result, error) {
 	return summarise(t, t.Messages[0]), nil
 }
 
-// triageTicket is the supervisor's turn on a new ticket.
-func triageTicket(t *mission.Turn) mission.Result {
+// triageTicket is the supervisor's turn on a new ticket, read as r.
+func triageTicket(t *mission.Turn, r reading) mission.Result {
 	in := t.Input
-	r := read(in.Subject, in.Body)
 	route := RouteNone
 	switch {
 	case r.billing && r.tech:
@@ -233,26 +233,36 @@ func greeting(lang string) string {
 // outcome.
 func summaryText(args sandbox.Args) string {
 	lang, _ := args["language"].(string)
-	var b strings.Builder
-	b.WriteString(greeting(lang))
+	b := make([]byte, 0, 128)
+	b = append(b, greeting(lang)...)
 	if s, _ := args["billing"].(string); s != "" {
-		fmt.Fprintf(&b, " billing: %s", s)
+		b = append(append(b, " billing: "...), s...)
 		if n, _ := args["amount"].(float64); n != 0 {
-			fmt.Fprintf(&b, " (%.2f %s, %s)", n, args["currency"], args["refund_id"])
+			b = strconv.AppendFloat(append(b, " ("...), n, 'f', 2, 64) // as %.2f
+			b = append(append(append(append(b, ' '), asText(args["currency"])...), ", "...), asText(args["refund_id"])...)
+			b = append(b, ')')
 		}
-		b.WriteString(".")
+		b = append(b, '.')
 	}
 	if s, _ := args["tech"].(string); s != "" {
-		fmt.Fprintf(&b, " tech: %s", s)
+		b = append(append(b, " tech: "...), s...)
 		for _, k := range []string{"article", "bug_id"} {
 			if v, _ := args[k].(string); v != "" {
-				fmt.Fprintf(&b, " (%s)", v)
+				b = append(append(append(b, " ("...), v...), ')')
 			}
 		}
-		b.WriteString(".")
+		b = append(b, '.')
 	}
 	if id, _ := args["escalation_id"].(string); id != "" {
-		fmt.Fprintf(&b, " A colleague has your ticket (%s).", id)
+		b = append(append(append(b, " A colleague has your ticket ("...), id...), ")."...)
 	}
-	return b.String()
+	return string(b)
+}
+
+// asText is what fmt's %s writes of v.
+func asText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return fmt.Sprintf("%s", v)
 }
