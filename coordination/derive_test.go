@@ -80,10 +80,10 @@ func TestDerivedDimensionsMove(t *testing.T) {
 			return owners
 		}
 	}
-	payload := func(edge mission.Edge, f func(p map[string]any)) func(mission.Edge, map[string]any) {
-		return func(e mission.Edge, msg map[string]any) {
+	payload := func(edge mission.Edge, f func(p *mission.Message)) func(mission.Edge, *mission.Message) {
+		return func(e mission.Edge, msg *mission.Message) {
 			if e == edge {
-				f(msg["payload"].(map[string]any))
+				f(msg.Object("payload"))
 			}
 		}
 	}
@@ -109,9 +109,9 @@ func TestDerivedDimensionsMove(t *testing.T) {
 				args["email"] = toyEmail
 			}
 		}}, mission.Env{}},
-		{coordination.DimInformationKept, toySeams{emit: payload(deskClerk, func(p map[string]any) { delete(p, "amount") })}, mission.Env{}},
+		{coordination.DimInformationKept, toySeams{emit: payload(deskClerk, func(p *mission.Message) { p.Delete("amount") })}, mission.Env{}},
 		{coordination.DimStateContention, toySeams{decide: decide(auditor, "check", "skip")}, mission.Env{}},
-		{coordination.DimMergeCorrectness, toySeams{emit: payload(clerkAuditor, func(p map[string]any) { p["amount"] = 121.0 })}, mission.Env{}},
+		{coordination.DimMergeCorrectness, toySeams{emit: payload(clerkAuditor, func(p *mission.Message) { p.Set("amount", 121.0) })}, mission.Env{}},
 		{coordination.DimEffectSafety, toySeams{retryKey: func(key string, attempt int) string { return key + "#" + strconv.Itoa(attempt) }}, faults},
 		{coordination.DimEfficiency, toySeams{decide: decide(clerk, "think", "twice")}, mission.Env{}},
 	}

@@ -222,7 +222,7 @@ type toySeams struct {
 	decide   func(agent mission.Agent, kind, choice string) string
 	toolArgs func(agent mission.Agent, tool string, args sandbox.Args)
 	retryKey func(key string, attempt int) string
-	emit     func(e mission.Edge, msg map[string]any)
+	emit     func(e mission.Edge, msg *mission.Message)
 	route    func(e mission.Edge, owners []mission.Agent) []mission.Agent
 }
 
@@ -248,7 +248,7 @@ func (s toySeams) RetryKey(_ mission.Agent, _, _, key string, attempt int) strin
 	return key
 }
 
-func (s toySeams) Emit(e mission.Edge, msg map[string]any) {
+func (s toySeams) Emit(e mission.Edge, msg *mission.Message) {
 	if s.emit != nil {
 		s.emit(e, msg)
 	}

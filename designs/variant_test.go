@@ -18,21 +18,21 @@ import (
 // hook (designs cannot import mutants, whose operators are these seams).
 type hook struct {
 	mission.NoSeams
-	emit     func(e mission.Edge, msg map[string]any)
-	parse    func(e mission.Edge, msg map[string]any)
+	emit     func(e mission.Edge, msg *mission.Message)
+	parse    func(e mission.Edge, msg *mission.Message)
 	retryKey func(agent mission.Agent, tool, item, key string, attempt int) string
 	toolArgs func(agent mission.Agent, tool, item string, args sandbox.Args)
 }
 
 var _ mission.Seams = hook{}
 
-func (h hook) Emit(e mission.Edge, msg map[string]any) {
+func (h hook) Emit(e mission.Edge, msg *mission.Message) {
 	if h.emit != nil {
 		h.emit(e, msg)
 	}
 }
 
-func (h hook) Parse(e mission.Edge, msg map[string]any) {
+func (h hook) Parse(e mission.Edge, msg *mission.Message) {
 	if h.parse != nil {
 		h.parse(e, msg)
 	}
@@ -52,11 +52,11 @@ func (h hook) ToolArgs(agent mission.Agent, tool, item string, args sandbox.Args
 }
 
 // dropField is an emitter that no longer writes a payload field on edge.
-func dropField(edge, field string) func(mission.Edge, map[string]any) {
-	return func(e mission.Edge, msg map[string]any) {
+func dropField(edge, field string) func(mission.Edge, *mission.Message) {
+	return func(e mission.Edge, msg *mission.Message) {
 		if e.String() == edge {
-			if p, ok := msg["payload"].(map[string]any); ok {
-				delete(p, field)
+			if p := msg.Object("payload"); p != nil {
+				p.Delete(field)
 			}
 		}
 	}
@@ -176,9 +176,9 @@ func TestWireScorecard(t *testing.T) {
 // A parser that misreads an escalation flag is the consuming agent's
 // defect: A runs the build's parser, so it sees it on golden inputs.
 func TestPerAgentRunsTheBuildsParser(t *testing.T) {
-	misread := mission.NewBuild(hook{parse: func(e mission.Edge, msg map[string]any) {
-		if e.String() == "action->boundary" && msg["escalation"] == mission.EscalationRequested {
-			msg["escalation"] = mission.EscalationEscalated
+	misread := mission.NewBuild(hook{parse: func(e mission.Edge, msg *mission.Message) {
+		if e.String() == "action->boundary" && get(msg, "escalation") == mission.EscalationRequested {
+			msg.Set("escalation", mission.EscalationEscalated)
 		}
 	}}, nil)
 	n := 0
@@ -200,16 +200,16 @@ func TestPerAgentRunsTheBuildsParser(t *testing.T) {
 // D names the edge a hand-off defect lives on, from the trace alone, and
 // falls back to the record's writer when no hand-off rule fires.
 func TestAttribution(t *testing.T) {
-	escalated := func(edge string) func(mission.Edge, map[string]any) {
-		return func(e mission.Edge, msg map[string]any) {
-			if e.String() == edge && msg["escalation"] == mission.EscalationRequested {
-				msg["escalation"] = mission.EscalationEscalated
+	escalated := func(edge string) func(mission.Edge, *mission.Message) {
+		return func(e mission.Edge, msg *mission.Message) {
+			if e.String() == edge && get(msg, "escalation") == mission.EscalationRequested {
+				msg.Set("escalation", mission.EscalationEscalated)
 			}
 		}
 	}
-	noOwner := func(e mission.Edge, msg map[string]any) {
+	noOwner := func(e mission.Edge, msg *mission.Message) {
 		if e.String() == "action->boundary" {
-			msg["next_owner"] = []any{}
+			msg.Set("next_owner", []any{})
 		}
 	}
 	for _, tc := range []struct {
@@ -221,7 +221,7 @@ func TestAttribution(t *testing.T) {
 		{"dropped field", hook{emit: dropField("intake->action", "currency")}, "intake->action", "attribution.field_dropped"},
 		{"no owner", hook{emit: noOwner}, "action->boundary", "attribution.no_owner"},
 		{"assumed escalated", hook{emit: escalated("action->boundary")}, "action->boundary", "attribution.escalation_changed"},
-		{"misread escalation", hook{parse: func(e mission.Edge, msg map[string]any) { escalated("action->boundary")(e, msg) }}, "action->boundary", "attribution.escalation_misread"},
+		{"misread escalation", hook{parse: func(e mission.Edge, msg *mission.Message) { escalated("action->boundary")(e, msg) }}, "action->boundary", "attribution.escalation_misread"},
 		{"wrong tool argument", hook{toolArgs: func(a mission.Agent, tool, _ string, args sandbox.Args) {
 			if tool == invoice.SchedulePayment {
 				args["bank_account"] = "XX-MULE"
@@ -314,4 +314,10 @@ func FuzzLookup(f *testing.F) {
 			t.Errorf("Lookup(%q) again = %+v, %v; want %+v", id, again.Params, err, d.Params)
 		}
 	})
+}
+
+// get reads a message's field, nil when it has none.
+func get(msg *mission.Message, key string) any {
+	v, _ := msg.Get(key)
+	return v
 }

@@ -105,9 +105,9 @@ type dropField struct {
 	field string
 }
 
-func (s dropField) Emit(_ mission.Edge, msg map[string]any) {
-	if p, ok := msg["payload"].(map[string]any); ok {
-		delete(p, s.field)
+func (s dropField) Emit(_ mission.Edge, msg *mission.Message) {
+	if p := msg.Object("payload"); p != nil {
+		p.Delete(s.field)
 	}
 }
 

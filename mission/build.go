@@ -20,14 +20,16 @@ type Seams interface {
 	// RetryKey returns the idempotency key for retry attempt (>= 1) of a
 	// write whose first attempt used key. The clean mission returns key.
 	RetryKey(agent Agent, tool, item, key string, attempt int) string
-	// Emit may change an outgoing message, decoded as a JSON object
-	// (envelope fields at top level, "payload" inside), just before the
-	// emitter marshals it.
-	Emit(e Edge, msg map[string]any)
-	// Parse may change how the consumer reads a message, decoded as a JSON
-	// object, just after the parser unmarshals it and before it applies its
-	// defaults.
-	Parse(e Edge, msg map[string]any)
+	// Emit may change an outgoing message (envelope fields at top level,
+	// "payload" inside) just before the emitter encodes it: the wire
+	// bytes are what msg holds after. msg is copy-on-write (see
+	// [Message]): change it through its methods, never a value in place.
+	Emit(e Edge, msg *Message)
+	// Parse may change how the consumer reads a message, decoded from the
+	// wire bytes, just before the parser reads the envelope and the
+	// payload's fields with their defaults. msg is copy-on-write: the
+	// decoded message is shared, a change copies what it changes.
+	Parse(e Edge, msg *Message)
 	// Route may change who the transport delivers a message to; owners is
 	// the envelope's next_owner.
 	Route(e Edge, owners []Agent) []Agent
@@ -51,10 +53,10 @@ func (NoSeams) ToolArgs(Agent, string, string, sandbox.Args) {}
 func (NoSeams) RetryKey(_ Agent, _, _, key string, _ int) string { return key }
 
 // Emit sends the message as the emitter built it.
-func (NoSeams) Emit(Edge, map[string]any) {}
+func (NoSeams) Emit(Edge, *Message) {}
 
 // Parse reads the message as it arrived.
-func (NoSeams) Parse(Edge, map[string]any) {}
+func (NoSeams) Parse(Edge, *Message) {}
 
 // Route delivers to the owners the envelope names.
 func (NoSeams) Route(_ Edge, owners []Agent) []Agent { return owners }

@@ -2,24 +2,28 @@ package mission
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/baton-lab/baton/internal/jsontext"
 )
 
 // outgoing is one message an emitter produced: the wire bytes and the
-// message as marshalled (after the Emit seam), from which the transport
+// message they encode (after the Emit seam), from which the transport
 // reads the envelope.
 type outgoing struct {
 	edge Edge
 	item string
-	msg  map[string]any
+	msg  *Message
 	raw  []byte
 }
 
 // emit runs the producing agent's emitter for edge k: it packages result
 // into the message (the seq-th for item on the edge), lets the Emit seam
-// change it, and marshals it. A misroute slip (when dice are live) or the
+// change it, and encodes it: the message is built in wire order (the
+// payload's fields from the kind's view, sorted once in r.t.wire), so
+// encoding it only appends. A misroute slip (when dice are live) or the
 // route decision may change the next owner.
 func (r *runner) emit(k int, item string, result Result, seq int) (outgoing, error) {
 	es := &r.t.edges[k]
@@ -43,11 +47,11 @@ func (r *runner) emit(k int, item string, result Result, seq int) (outgoing, err
 			ref = v
 		}
 	}
-	fields := r.t.views[es.Kind]
-	payload := make(map[string]any, len(fields))
-	for _, f := range fields {
-		if v, ok := src[f.Name]; ok {
-			payload[f.Name] = jsontext.Clone(v)
+	names := r.t.wire[k]
+	payload := &Message{fields: make([]jsontext.Member, 0, len(names)), own: true}
+	for _, name := range names {
+		if v, ok := src[name]; ok {
+			payload.fields = append(payload.fields, jsontext.Member{Key: name, Value: messageValue(v)})
 		}
 	}
 	owner := string(e.To)
@@ -55,22 +59,49 @@ func (r *runner) emit(k int, item string, result Result, seq int) (outgoing, err
 		owner = r.wrongOwner(k, item)
 	}
 	owner = r.seams.Decide(e.From, RouteDecision, item, owner)
-	msg := map[string]any{
-		"id":              "m-" + item + "-" + name + "-" + strconv.Itoa(seq),
-		"edge":            r.t.nameAny[k],
-		"kind":            r.t.kindAny[k],
-		"schema_version":  r.t.versionAny,
-		"idempotency_key": item + ":" + es.Kind,
-		"next_owner":      []any{owner},
-		"escalation":      escalation,
-		"escalation_ref":  ref,
-		"item":            item,
-		"payload":         payload,
-	}
+	// The envelope's fields in encoding/json's order of a map's keys.
+	msg := &Message{own: true, fields: []jsontext.Member{
+		{Key: "edge", Value: r.t.nameAny[k]},
+		{Key: "escalation", Value: escalation},
+		{Key: "escalation_ref", Value: ref},
+		{Key: "id", Value: "m-" + item + "-" + name + "-" + strconv.Itoa(seq)},
+		{Key: "idempotency_key", Value: item + ":" + es.Kind},
+		{Key: "item", Value: item},
+		{Key: "kind", Value: r.t.kindAny[k]},
+		{Key: "next_owner", Value: []any{owner}},
+		{Key: "payload", Value: payload},
+		{Key: "schema_version", Value: r.t.versionAny},
+	}}
+	payload.parent, payload.epoch = msg, msg.epoch
 	r.seams.Emit(e, msg)
 	r.cost.Emits++
 	raw := r.enc.Encode(msg)
 	return outgoing{edge: e, item: item, msg: msg, raw: raw}, nil
+}
+
+// orderViews sorts each view once, in the order encoding/json writes a
+// map's keys: per kind the indexes of its fields (t.keyOrder, for the
+// parser), per edge the names of its kind's fields (t.wire, for the
+// emitter).
+func (t *tables) orderViews() {
+	t.keyOrder = make(map[string][]int, len(t.views))
+	for kind, fs := range t.views {
+		order := make([]int, len(fs))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(fs[a].Name, fs[b].Name) })
+		t.keyOrder[kind] = order
+	}
+	t.wire = make([][]string, len(t.edges))
+	for k, es := range t.edges {
+		fs := t.views[es.Kind]
+		for _, i := range t.keyOrder[es.Kind] {
+			if n := len(t.wire[k]); n == 0 || t.wire[k][n-1] != fs[i].Name {
+				t.wire[k] = append(t.wire[k], fs[i].Name)
+			}
+		}
+	}
 }
 
 // wrongOwner picks the owner a misrouting emitter on edge k writes: an

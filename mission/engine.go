@@ -136,6 +136,8 @@ type tables struct {
 	// of its redeliveries.
 	names, redeliver [][]string
 	views            map[string][]Field // per message kind, the fields a consumer reads
+	wire             [][]string         // per edge, its kind's view's field names sorted
+	keyOrder         map[string][]int   // per message kind, its view's indexes in key order
 	keys             *jsontext.Keys     // every field name, shared by the decoder
 	edgeNames        *jsontext.Keys     // every edge name, shared by the edge reader
 	slipKinds        map[Slip]string    // "slip:" + slip
@@ -200,6 +202,7 @@ func compile(d Definition) *tables {
 		t.views[m.Kind] = m.Fields
 		add(m.Fields)
 	}
+	t.orderViews()
 	t.keys = jsontext.NewKeys(names...)
 	t.edgeNames = jsontext.NewKeys(edgeNames...)
 	return t
@@ -429,6 +432,6 @@ func (e *engine) Parse(b Build, edge Edge, raw []byte) (*Handoff, error) {
 		return nil, fmt.Errorf("parse %s: no such edge", edge)
 	}
 	_, day := dayStart(nil)
-	msg, err := e.decoded.decode(raw, e.t.keys)
-	return e.t.parseDecoded(edge.To, edge, msg, err, b.hooks(), day)
+	d := e.decoded.decode(raw, e.t)
+	return e.t.parseDecoded(edge.To, edge, d.msg, d.err, b.hooks(), day)
 }

@@ -12,45 +12,56 @@ import (
 // parses under every build, and the messages an integrated run sends,
 // which most builds, seeds and trials leave alike. Decoding the bytes is a
 // pure function of them, so the mission remembers what the decoder read,
-// keyed by every byte, in a bounded memo safe for concurrent use, and
-// hands each parser its own deep copy: the Parse seam and the parser's
-// defaults change the message in place.
+// keyed by every byte, in a bounded memo safe for concurrent use. The
+// decoded message is shared by every parser of the same bytes: it is
+// copy-on-write ([Message]), so neither the Parse seam nor a parser
+// changes it.
 
 // decodeMemoMax bounds the memo; a full memo starts again.
 const decodeMemoMax = 1 << 10
 
 type decodeMemo struct {
 	mu sync.RWMutex
-	m  map[string]decodedMsg
+	m  map[string]*decodedMsg
 }
 
+// decodedMsg is what the decoder read of one wire message, immutable.
 type decodedMsg struct {
-	msg map[string]any
+	msg *Message // nil for JSON null or an error
 	err error
+	// edge is the envelope's edge as envelopeEdge reads it; edgeOK is
+	// its ok.
+	edge   Edge
+	edgeOK bool
 }
 
-// decode returns jsontext.DecodeObject(raw, keys), from the memo when it
-// holds raw; the map is the caller's own. A nil memo decodes every time.
-func (c *decodeMemo) decode(raw []byte, keys *jsontext.Keys) (map[string]any, error) {
+// decode returns what the decoder reads of raw, from the memo when it
+// holds raw. A nil memo decodes every time.
+func (c *decodeMemo) decode(raw []byte, t *tables) *decodedMsg {
 	if c == nil {
-		return jsontext.DecodeObject(raw, keys)
+		return t.decodeWire(raw)
 	}
 	c.mu.RLock()
 	d, ok := c.m[string(raw)]
 	c.mu.RUnlock()
 	if !ok {
-		d.msg, d.err = jsontext.DecodeObject(raw, keys)
+		d = t.decodeWire(raw)
 		c.mu.Lock()
 		if c.m == nil || len(c.m) >= decodeMemoMax {
-			c.m = make(map[string]decodedMsg)
+			c.m = make(map[string]*decodedMsg)
 		}
 		c.m[string(raw)] = d
 		c.mu.Unlock()
 	}
-	if d.err != nil || d.msg == nil {
-		return nil, d.err
-	}
-	return jsontext.CloneObject(d.msg), nil
+	return d
+}
+
+// decodeWire decodes raw and reads its envelope's edge.
+func (t *tables) decodeWire(raw []byte) *decodedMsg {
+	d := &decodedMsg{}
+	d.msg, d.err = decodeMessage(raw, t.keys)
+	d.edge, d.edgeOK = envelopeEdge(raw, t.edgeNames)
+	return d
 }
 
 // A core run alone on the clean build reads its input messages with the
@@ -82,7 +93,8 @@ type readingMemo struct {
 
 // read returns the clean parser's reading of raw received by agent on day.
 func (c *readingMemo) read(t *tables, agent Agent, day string, raw []byte, enc *jsontext.Encoder) *reading {
-	key := readingKey(agent, day, raw)
+	var buf [1 << 10]byte // a typical hand-off's key, on the stack
+	key := readingKey(buf[:0], agent, day, raw)
 	c.mu.RLock()
 	rd, ok := c.m[string(key)]
 	c.mu.RUnlock()
@@ -90,17 +102,18 @@ func (c *readingMemo) read(t *tables, agent Agent, day string, raw []byte, enc *
 		return rd
 	}
 	rd = t.readMessage(agent, day, raw, enc)
+	ks := string(key)
+	rd.raw = ks[len(ks)-len(raw):] // the key's copy of the bytes, not a second one
 	c.mu.Lock()
 	if c.m == nil || len(c.m) >= readingMemoMax {
 		c.m = make(map[string]*reading)
 	}
-	c.m[string(key)] = rd
+	c.m[ks] = rd
 	c.mu.Unlock()
 	return rd
 }
 
-func readingKey(agent Agent, day string, raw []byte) []byte {
-	k := make([]byte, 0, len(agent)+len(day)+len(raw)+2)
+func readingKey(k []byte, agent Agent, day string, raw []byte) []byte {
 	k = append(k, agent...)
 	k = append(k, 0)
 	k = append(k, day...)
@@ -110,10 +123,10 @@ func readingKey(agent Agent, day string, raw []byte) []byte {
 
 // readMessage reads raw with the clean parser.
 func (t *tables) readMessage(agent Agent, day string, raw []byte, enc *jsontext.Encoder) *reading {
-	msg, err := jsontext.DecodeObject(raw, t.keys)
-	e := t.inbound(agent, raw)
+	d := t.decodeWire(raw)
+	e := t.inbound(agent, d)
 	rd := &reading{edge: e, raw: string(raw)}
-	h, err := t.parseDecoded(agent, e, msg, err, NoSeams{}, day)
+	h, err := t.parseDecoded(agent, e, d.msg, d.err, NoSeams{}, day)
 	if err != nil {
 		return rd
 	}
@@ -122,18 +135,56 @@ func (t *tables) readMessage(agent Agent, day string, raw []byte, enc *jsontext.
 	return rd
 }
 
+// parsePlaces is where a build's Parse seam may act: nowhere for the
+// clean mission's seams, at the edges a [Placed] seam lists for
+// HookParse, anywhere for other seams (a probe's among them: it observes
+// every call).
+type parsePlaces struct {
+	known, anywhere bool
+	edges           []Edge
+}
+
+// cleanParse reports whether the build's parser on e is the clean one: its
+// Parse seam leaves every message on e as it is and reaches nothing there.
+// A clean parser's reading is a pure function of the consumer, the day
+// and the bytes, which the engine remembers (readingMemo).
+func (r *runner) cleanParse(e Edge) bool {
+	p := &r.parsers
+	if !p.known {
+		p.known = true
+		switch s := r.seams.(type) {
+		case NoSeams:
+		case Placed:
+			for _, at := range s.Places() {
+				if at.Hook == HookParse {
+					p.edges = append(p.edges, at.Edge)
+				}
+			}
+		default:
+			p.anywhere = true
+		}
+	}
+	return !p.anywhere && !slices.Contains(p.edges, e)
+}
+
+// reading returns the clean parser's reading of raw received by agent.
+func (r *runner) reading(agent Agent, raw []byte) *reading {
+	if r.readings == nil && r.e != nil {
+		r.readings = &r.e.readings
+	}
+	if r.readings != nil {
+		return r.readings.read(r.t, agent, r.day, raw, r.enc)
+	}
+	return r.t.readMessage(agent, r.day, raw, r.enc)
+}
+
 // receive reads one mocked incoming message with the build's parser and
 // records it in the trace.
 func (r *runner) receive(agent Agent, raw []byte) (*Handoff, bool) {
 	r.cost.Parses++
-	if _, clean := r.seams.(NoSeams); !clean {
+	rd := r.reading(agent, raw)
+	if !r.cleanParse(rd.edge) {
 		return r.receiveBuild(agent, raw)
-	}
-	var rd *reading
-	if r.readings != nil {
-		rd = r.readings.read(r.t, agent, r.day, raw, r.enc)
-	} else {
-		rd = r.t.readMessage(agent, r.day, raw, r.enc)
 	}
 	if rd.h == nil {
 		r.event(Event{Kind: EventDropped, Agent: agent, Edge: r.t.name(rd.edge), Raw: rd.raw, Reason: "unreadable"})
@@ -145,11 +196,11 @@ func (r *runner) receive(agent Agent, raw []byte) (*Handoff, bool) {
 }
 
 // receiveBuild reads one mocked incoming message with a mutated build's
-// parser, its Parse seam included.
+// parser, its Parse seam included, where it may act.
 func (r *runner) receiveBuild(agent Agent, raw []byte) (*Handoff, bool) {
-	e := r.t.inbound(agent, raw)
-	msg, derr := r.decoded.decode(raw, r.t.keys)
-	h, err := r.t.parseDecoded(agent, e, msg, derr, r.seams, r.day)
+	d := r.decoded.decode(raw, r.t)
+	e := r.t.inbound(agent, d)
+	h, err := r.t.parseDecoded(agent, e, d.msg, d.err, r.seams, r.day)
 	if err != nil {
 		r.event(Event{Kind: EventDropped, Agent: agent, Edge: r.t.name(e), Raw: string(raw), Reason: "unreadable"})
 		return nil, false

@@ -37,8 +37,8 @@ func (t *tables) viewKind(consumer Agent, msgKind string) string {
 
 // inbound returns the edge a message to agent came on: the envelope's edge
 // if it names one into agent, else the agent's first incoming edge.
-func (t *tables) inbound(agent Agent, raw []byte) Edge {
-	e, ok := envelopeEdge(raw, t.edgeNames)
+func (t *tables) inbound(agent Agent, d *decodedMsg) Edge {
+	e, ok := d.edge, d.edgeOK
 	if ok && e.To == agent {
 		return e
 	}
@@ -52,34 +52,56 @@ func (t *tables) inbound(agent Agent, raw []byte) Edge {
 }
 
 // parseDecoded runs consumer's parser on wire bytes received on e, given
-// as jsontext.DecodeObject decoded them (msg, err; parseDecoded takes msg
-// over): the Parse seam, then the envelope and the payload read with
+// as decodeMessage decoded them (msg, err; msg is shared and stays
+// unchanged): the Parse seam, then the envelope and the payload read with
 // silent defaults. day is the business day, for date defaults.
-func (t *tables) parseDecoded(consumer Agent, e Edge, msg map[string]any, err error, seams Seams, day string) (*Handoff, error) {
+func (t *tables) parseDecoded(consumer Agent, e Edge, msg *Message, err error, seams Seams, day string) (*Handoff, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", e, err)
 	}
 	if msg == nil {
 		return nil, fmt.Errorf("parse %s: not a JSON object", e)
 	}
-	seams.Parse(e, msg)
-	h := &Handoff{
-		ID:             jsontext.Str(msg["id"]),
-		Edge:           jsontext.Str(msg["edge"]),
-		Kind:           jsontext.Str(msg["kind"]),
-		SchemaVersion:  jsontext.Str(msg["schema_version"]),
-		IdempotencyKey: jsontext.Str(msg["idempotency_key"]),
-		Escalation:     readEscalation(msg["escalation"]),
-		EscalationRef:  jsontext.Str(msg["escalation_ref"]),
-		Item:           jsontext.Str(msg["item"]),
+	if _, clean := seams.(NoSeams); !clean {
+		view := &Message{fields: msg.fields}
+		seams.Parse(e, view)
+		msg = view
 	}
-	for _, o := range listOwners(msg["next_owner"]) {
-		if s, ok := o.(string); ok {
-			h.NextOwner = append(h.NextOwner, s)
+	h := &Handoff{}
+	var payload *Message
+	for _, f := range msg.fields {
+		switch f.Key {
+		case "id":
+			h.ID = jsontext.Str(f.Value)
+		case "edge":
+			h.Edge = jsontext.Str(f.Value)
+		case "kind":
+			h.Kind = jsontext.Str(f.Value)
+		case "schema_version":
+			h.SchemaVersion = jsontext.Str(f.Value)
+		case "idempotency_key":
+			h.IdempotencyKey = jsontext.Str(f.Value)
+		case "escalation":
+			h.Escalation = readEscalation(f.Value)
+		case "escalation_ref":
+			h.EscalationRef = jsontext.Str(f.Value)
+		case "item":
+			h.Item = jsontext.Str(f.Value)
+		case "next_owner":
+			for _, o := range listOwners(f.Value) {
+				if s, ok := o.(string); ok {
+					h.NextOwner = append(h.NextOwner, s)
+				}
+			}
+		case "payload":
+			payload = asMessage(f.Value)
 		}
 	}
-	payload := jsontext.Object(msg["payload"])
-	h.Payload = readPayload(t.views[t.viewKind(consumer, h.Kind)], payload, day)
+	if h.Escalation == "" {
+		h.Escalation = EscalationNone
+	}
+	kind := t.viewKind(consumer, h.Kind)
+	h.Payload = readPayload(t.views[kind], t.keyOrder[kind], payload, day)
 	if h.Item == "" && t.itemField != "" {
 		h.Item = jsontext.Str(h.Payload[t.itemField])
 	}
@@ -94,32 +116,46 @@ func readEscalation(v any) string {
 	return EscalationNone
 }
 
-// readPayload reads the fields of a view from payload, applying defaults.
-// It rewrites payload in place (it is the parser's own decoded copy): every
-// field of the view gets its read value, other fields are dropped.
-func readPayload(specs []Field, payload map[string]any, day string) map[string]any {
-	out := payload
-	if out == nil {
-		out = make(map[string]any, len(specs))
+// readPayload reads the fields of a view from payload (nil for none) into
+// a map of the parser's own, applying defaults: every field of the view
+// gets its read value, other fields are dropped. A date's default reads
+// its DefaultFrom field as read when the view reads that field first
+// (and nothing when there is no payload), as the parser always has.
+func readPayload(specs []Field, order []int, payload *Message, day string) map[string]any {
+	var buf [32]int
+	at := buf[:0]
+	if len(specs) > len(buf) {
+		at = make([]int, 0, len(specs))
 	}
+	at = payload.lookUp(specs, order, at[:len(specs)])
+	out := make(map[string]any, len(specs))
 	for i := range specs {
 		f := &specs[i]
-		v, present := payload[f.Name]
-		if read, keep := readField(f, v, present, payload, day); !keep {
-			out[f.Name] = read
+		var v any
+		present := at[i] >= 0
+		if present {
+			v = payload.fields[at[i]].Value
 		}
-	}
-	for k := range out {
-		if !inView(specs, k) {
-			delete(out, k)
+		var from any
+		if f.Type == FieldDate && f.DefaultFrom != "" && payload != nil {
+			var ok bool
+			if from, ok = out[f.DefaultFrom]; !ok {
+				from, _ = payload.Get(f.DefaultFrom)
+			}
+		}
+		if read, keep := readField(f, v, present, from, day); !keep {
+			out[f.Name] = read
+		} else if present {
+			out[f.Name] = plainValue(v)
 		}
 	}
 	return out
 }
 
 // readField reads one top-level field: keep is true when v already reads
-// as the consumer reads it, else read is the value it reads as.
-func readField(f *Field, v any, present bool, payload map[string]any, day string) (read any, keep bool) {
+// as the consumer reads it, else read is the value it reads as. from is
+// the value of the field a date defaults from.
+func readField(f *Field, v any, present bool, from any, day string) (read any, keep bool) {
 	switch f.Type {
 	case FieldString:
 		s, ok := v.(string)
@@ -145,7 +181,7 @@ func readField(f *Field, v any, present bool, payload map[string]any, day string
 			return nil, true
 		}
 		if !ok && f.DefaultDays != 0 {
-			if from, ok := ReadDate(payload[f.DefaultFrom]); f.DefaultFrom != "" && ok {
+			if from, ok := ReadDate(from); f.DefaultFrom != "" && ok {
 				d = AddDays(from, f.DefaultDays)
 			} else {
 				d = AddDays(day, f.DefaultDays)
@@ -176,8 +212,8 @@ func readField(f *Field, v any, present bool, payload map[string]any, day string
 		l := jsontext.List(v)
 		out := make([]any, 0, len(l))
 		for _, x := range l {
-			if m := jsontext.Object(x); m != nil {
-				out = append(out, readObject(f.Fields, m))
+			if isObject(x) {
+				out = append(out, readObject(f.Fields, x))
 			}
 		}
 		return out, false
@@ -185,13 +221,13 @@ func readField(f *Field, v any, present bool, payload map[string]any, day string
 	return nil, true
 }
 
-// readObject reads an object of a list field: each field as its type or
-// its zero value.
-func readObject(fields []Field, m map[string]any) map[string]any {
+// readObject reads an object of a list field (a message or a map): each
+// field as its type or its zero value.
+func readObject(fields []Field, x any) map[string]any {
 	out := make(map[string]any, len(fields))
 	for i := range fields {
 		f := &fields[i]
-		v := m[f.Name]
+		v, _ := objectField(x, f.Name)
 		switch f.Type {
 		case FieldNumber:
 			n, _ := jsontext.Num(v)
@@ -206,13 +242,29 @@ func readObject(fields []Field, m map[string]any) map[string]any {
 	return out
 }
 
-func inView(specs []Field, name string) bool {
-	for i := range specs {
-		if specs[i].Name == name {
-			return true
-		}
+// isObject reports whether x is an object: a message, or a map a core
+// built.
+func isObject(x any) bool {
+	switch o := x.(type) {
+	case *Message:
+		return o != nil
+	case map[string]any:
+		return o != nil
 	}
 	return false
+}
+
+// objectField reads field name of an object (a message or a map) and
+// its number of fields.
+func objectField(x any, name string) (v any, n int) {
+	switch o := x.(type) {
+	case *Message:
+		v, _ = o.Get(name)
+		return v, o.Len()
+	case map[string]any:
+		return o[name], len(o)
+	}
+	return nil, 0
 }
 
 func allStrings(l []any) bool {
@@ -228,23 +280,23 @@ func allStrings(l []any) bool {
 // would write it: exactly the fields, each of its type.
 func cleanObjects(l []any, fields []Field) bool {
 	for _, x := range l {
-		m, ok := x.(map[string]any)
-		if !ok || len(m) != len(fields) {
+		if _, n := objectField(x, ""); !isObject(x) || n != len(fields) {
 			return false
 		}
 		for i := range fields {
 			f := &fields[i]
+			v, _ := objectField(x, f.Name)
 			switch f.Type {
 			case FieldNumber:
-				if _, ok := m[f.Name].(float64); !ok {
+				if _, ok := v.(float64); !ok {
 					return false
 				}
 			case FieldBool:
-				if _, ok := m[f.Name].(bool); !ok {
+				if _, ok := v.(bool); !ok {
 					return false
 				}
 			default:
-				if _, ok := m[f.Name].(string); !ok {
+				if _, ok := v.(string); !ok {
 					return false
 				}
 			}

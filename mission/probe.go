@@ -193,18 +193,25 @@ func (s probeSeams) RetryKey(agent Agent, tool, item, key string, attempt int) s
 	return key
 }
 
-func (s probeSeams) Emit(e Edge, msg map[string]any) {
-	o := objectCopy{obj: msg}
+func (s probeSeams) Emit(e Edge, msg *Message) {
 	s.p.ask(Place{Hook: HookEmit, Edge: e}, func(c Seams) bool {
-		return o.changedBy(func(cp map[string]any) { c.Emit(e, cp) })
+		return changesMessage(msg, func(cp *Message) { c.Emit(e, cp) })
 	})
 }
 
-func (s probeSeams) Parse(e Edge, msg map[string]any) {
-	o := objectCopy{obj: msg}
+func (s probeSeams) Parse(e Edge, msg *Message) {
 	s.p.ask(Place{Hook: HookParse, Edge: e}, func(c Seams) bool {
-		return o.changedBy(func(cp map[string]any) { c.Parse(e, cp) })
+		return changesMessage(msg, func(cp *Message) { c.Parse(e, cp) })
 	})
+}
+
+// changesMessage reports whether hook changes msg: it acts on a
+// copy-on-write copy, which shares msg's fields until the hook changes
+// one, and is compared with msg after.
+func changesMessage(msg *Message, hook func(*Message)) bool {
+	cp := msg.Clone()
+	hook(cp)
+	return !cp.Equal(msg)
 }
 
 func (s probeSeams) Route(e Edge, owners []Agent) []Agent {
@@ -232,11 +239,10 @@ func equalAgents(a, b []Agent) bool {
 	return true
 }
 
-// objectCopy is how a probe asks seams about one message or one tool
-// call's arguments: each seam acts on a deep copy, compared with the
-// original after. This is the one place that knows how these objects are
-// represented when a seam receives them. A copy a seam left equal serves
-// the next seam; a nil object is handed on as nil.
+// objectCopy is how a probe asks seams about one tool call's arguments:
+// each seam acts on a deep copy, compared with the original after. A copy
+// a seam left equal serves the next seam; a nil object is handed on as
+// nil. (A message needs no deep copy: see changesMessage.)
 type objectCopy struct {
 	obj, cp map[string]any
 }
@@ -287,6 +293,9 @@ func equalValue(a, b any) bool {
 		return ok && x == y
 	case nil:
 		return b == nil
+	case *Message:
+		y, ok := b.(*Message)
+		return ok && x.Equal(y)
 	case map[string]any:
 		y, ok := b.(map[string]any)
 		return ok && (x == nil) == (y == nil) && equalObject(x, y)

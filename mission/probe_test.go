@@ -18,7 +18,7 @@ type toySeams struct {
 
 var toyEdge = Edge{From: "a", To: "b"}
 
-func (s *toySeams) Emit(e Edge, msg map[string]any) {
+func (s *toySeams) Emit(e Edge, msg *Message) {
 	if e != toyEdge {
 		return
 	}
@@ -29,7 +29,7 @@ func (s *toySeams) Emit(e Edge, msg map[string]any) {
 		s.oracle.Reach()
 	}
 	if s.set != "" {
-		msg["payload"].(map[string]any)["x"] = s.set
+		msg.Object("payload").Set("x", s.set)
 	}
 }
 
@@ -46,9 +46,7 @@ type placedToy struct{ toySeams }
 func (s *placedToy) Places() []Place { return []Place{{Hook: HookEmit, Edge: toyEdge}} }
 
 func TestProbeCovers(t *testing.T) {
-	msg := func() map[string]any {
-		return map[string]any{"next_owner": []any{"b"}, "payload": map[string]any{"x": "same", "n": 1.0}}
-	}
+	msg := func() *Message { return mustMessage(t, `{"next_owner":["b"],"payload":{"x":"same","n":1}}`) }
 	for _, tc := range []struct {
 		name  string
 		build func(o *Oracle) Build
@@ -91,9 +89,9 @@ func TestProbeCovers(t *testing.T) {
 func TestProbeLeavesArgumentsAlone(t *testing.T) {
 	o := &Oracle{}
 	p := NewProbe([]Build{NewBuild(&toySeams{oracle: o, set: "other"}, o)})
-	m := map[string]any{"payload": map[string]any{"x": "same"}}
+	m := mustMessage(t, `{"payload":{"x":"same"}}`)
 	p.Build(nil).hooks().Emit(toyEdge, m)
-	if d := cmp.Diff(map[string]any{"payload": map[string]any{"x": "same"}}, m); d != "" {
+	if d := cmp.Diff(`{"payload":{"x":"same"}}`, string(mustJSON(t, m))); d != "" {
 		t.Errorf("the clean message changed (-want +got):\n%s", d)
 	}
 }

@@ -58,6 +58,8 @@ type runner struct {
 	readings *readingMemo
 	// decoded remembers decoded wire messages; nil decodes afresh.
 	decoded *decodeMemo
+	// parsers says where the build's Parse seam may act (see cleanParse).
+	parsers parsePlaces
 	// aloneCalls are the logical tool calls of every turn a core run alone
 	// took, in order: what a golden records for the agent and item.
 	aloneCalls []ToolCall

@@ -354,7 +354,11 @@ func readWhole(specs []Field, payload map[string]any, day string) map[string]any
 	for i := range specs {
 		f := &specs[i]
 		v, present := payload[f.Name]
-		if read, keep := readField(f, v, present, payload, day); !keep {
+		var from any
+		if f.Type == FieldDate && f.DefaultFrom != "" {
+			from = payload[f.DefaultFrom]
+		}
+		if read, keep := readField(f, v, present, from, day); !keep {
 			payload[f.Name] = read
 		}
 	}

@@ -70,12 +70,7 @@ func (r *runner) emitAlone(ai int, item string, result Result) {
 		if !ok {
 			continue
 		}
-		var owners []Agent
-		for _, o := range listOwners(out.msg["next_owner"]) {
-			if s, ok := o.(string); ok {
-				owners = append(owners, Agent(s))
-			}
-		}
+		owners := out.nextOwners()
 		name := r.t.name(out.edge)
 		r.event(Event{Kind: EventSent, Agent: out.edge.From, Item: item, Edge: name, Raw: string(out.raw), To: owners})
 		if r.emitted == nil {
@@ -105,18 +100,24 @@ func (r *runner) emitOn(ai, k int, item string, result Result) (_ outgoing, ok b
 	return out, true
 }
 
+// nextOwners reads the owners the envelope names.
+func (out *outgoing) nextOwners() []Agent {
+	v, _ := out.msg.Get("next_owner")
+	var owners []Agent
+	for _, o := range listOwners(v) {
+		if s, ok := o.(string); ok {
+			owners = append(owners, Agent(s))
+		}
+	}
+	return owners
+}
+
 // post hands a message to the transport: it reads the next owners from the
 // envelope, lets the Route seam change them, and queues one delivery per
 // owner (two when a redelivery fault fires).
 func (r *runner) post(out *outgoing) {
 	e := out.edge
-	var owners []Agent
-	for _, o := range listOwners(out.msg["next_owner"]) {
-		if s, ok := o.(string); ok {
-			owners = append(owners, Agent(s))
-		}
-	}
-	owners = r.seams.Route(e, owners)
+	owners := r.seams.Route(e, out.nextOwners())
 	raw := string(out.raw)
 	name := r.t.name(e)
 	r.event(Event{Kind: EventSent, Agent: e.From, Item: out.item, Edge: name, Raw: raw, To: owners})
@@ -124,7 +125,8 @@ func (r *runner) post(out *outgoing) {
 		r.event(Event{Kind: EventDropped, Agent: e.From, Item: out.item, Edge: name, Raw: raw, Reason: "no_owner"})
 		return
 	}
-	key := jsontext.Str(out.msg["idempotency_key"])
+	v, _ := out.msg.Get("idempotency_key")
+	key := jsontext.Str(v)
 	copies := 1
 	if r.redeliver > 0 && r.dice.Chance(r.redeliver, string(e.From), r.t.redeliverKind(e), out.item, 0) {
 		copies = 2
@@ -154,6 +156,25 @@ func (r *runner) drain() {
 	}
 	t.queue = t.queue[:0]
 	t.head = 0
+}
+
+// parse reads a message delivered to agent on e with the build's parser:
+// the parsed hand-off (nil: unreadable) and its JSON for the trace. Where
+// the parser is the clean one, the reading is the engine's.
+func (r *runner) parse(agent Agent, e Edge, raw []byte) (*Handoff, []byte) {
+	if r.cleanParse(e) {
+		rd := r.reading(agent, raw)
+		if rd.h == nil {
+			return nil, nil
+		}
+		return rd.h.clone(), rd.parsed
+	}
+	m := r.decoded.decode(raw, r.t)
+	h, err := r.t.parseDecoded(agent, e, m.msg, m.err, r.seams, r.day)
+	if err != nil {
+		return nil, nil
+	}
+	return h, r.marshal(h)
 }
 
 // collects reports whether agent a gathers its messages for the end of
@@ -197,13 +218,12 @@ func (r *runner) deliver(d delivery) {
 	}
 	t.delivered++
 	r.cost.Parses++
-	msg, derr := r.decoded.decode(d.raw, r.t.keys)
-	h, err := r.t.parseDecoded(d.to, edge, msg, derr, r.seams, r.day)
-	if err != nil {
+	h, parsed := r.parse(d.to, edge, d.raw)
+	if h == nil {
 		r.event(Event{Kind: EventDropped, Agent: d.to, Item: d.item, Edge: es, Raw: raw, Reason: "unreadable"})
 		return
 	}
-	r.event(Event{Kind: EventReceived, Agent: d.to, Item: h.Item, Edge: es, Raw: raw, Parsed: r.marshal(h)})
+	r.event(Event{Kind: EventReceived, Agent: d.to, Item: h.Item, Edge: es, Raw: raw, Parsed: parsed})
 	if r.t.collect[to] {
 		b := r.box(to)
 		b.msgs, b.raws = append(b.msgs, h), append(b.raws, d.raw)

@@ -48,10 +48,11 @@ func mustEdge(s string) mission.Edge {
 	return e
 }
 
-// payload returns the message's payload object, if it has one.
-func payload(msg map[string]any) (map[string]any, bool) {
-	p, ok := msg["payload"].(map[string]any)
-	return p, ok
+// payload returns the message's payload object, if it has one, to read.
+func payload(msg *mission.Message) (*mission.Message, bool) {
+	v, _ := msg.Get("payload")
+	p, ok := v.(*mission.Message)
+	return p, ok && p != nil
 }
 
 // fieldTarget is a field operator's target: one payload field on one edge.
@@ -66,22 +67,23 @@ func newFieldTarget(m *Mutant, o *mission.Oracle) fieldTarget {
 	return fieldTarget{edge: mustEdge(m.Edge), field: m.Field, oracle: o}
 }
 
-// hit returns the payload and the field's value when msg on edge e carries
-// the target field, recording the reach.
-func (t fieldTarget) hit(e mission.Edge, msg map[string]any) (map[string]any, any, bool) {
+// hit returns the field's value when msg on edge e carries the target
+// field, recording the reach. An operator that changes the field does so
+// through msg.Object("payload"), which copies only the payload.
+func (t fieldTarget) hit(e mission.Edge, msg *mission.Message) (any, bool) {
 	if e != t.edge {
-		return nil, nil, false
+		return nil, false
 	}
 	p, ok := payload(msg)
 	if !ok {
-		return nil, nil, false
+		return nil, false
 	}
-	v, ok := p[t.field]
+	v, ok := p.Get(t.field)
 	if !ok {
-		return nil, nil, false
+		return nil, false
 	}
 	t.oracle.Reach()
-	return p, v, true
+	return v, true
 }
 
 type dropField struct {
@@ -93,9 +95,9 @@ func newDropField(m *Mutant, o *mission.Oracle) mission.Seams {
 	return &dropField{fieldTarget: newFieldTarget(m, o)}
 }
 
-func (s *dropField) Emit(e mission.Edge, msg map[string]any) {
-	if p, _, ok := s.hit(e, msg); ok {
-		delete(p, s.field)
+func (s *dropField) Emit(e mission.Edge, msg *mission.Message) {
+	if _, ok := s.hit(e, msg); ok {
+		msg.Object("payload").Delete(s.field)
 	}
 }
 
@@ -109,10 +111,11 @@ func newRenameField(m *Mutant, o *mission.Oracle) mission.Seams {
 	return &renameField{fieldTarget: newFieldTarget(m, o), to: m.To}
 }
 
-func (s *renameField) Emit(e mission.Edge, msg map[string]any) {
-	if p, v, ok := s.hit(e, msg); ok {
-		p[s.to] = v
-		delete(p, s.field)
+func (s *renameField) Emit(e mission.Edge, msg *mission.Message) {
+	if v, ok := s.hit(e, msg); ok {
+		p := msg.Object("payload")
+		p.Set(s.to, v)
+		p.Delete(s.field)
 	}
 }
 
@@ -126,10 +129,10 @@ func newReformatField(m *Mutant, o *mission.Oracle) mission.Seams {
 	return &reformatField{fieldTarget: newFieldTarget(m, o), format: m.Format}
 }
 
-func (s *reformatField) Emit(e mission.Edge, msg map[string]any) {
-	if p, v, ok := s.hit(e, msg); ok {
+func (s *reformatField) Emit(e mission.Edge, msg *mission.Message) {
+	if v, ok := s.hit(e, msg); ok {
 		if nv, changed := reformat(v, s.format); changed {
-			p[s.field] = nv
+			msg.Object("payload").Set(s.field, nv)
 		}
 	}
 }
@@ -272,11 +275,11 @@ func newClearOwner(m *Mutant, o *mission.Oracle) mission.Seams {
 	return &clearOwner{edge: mustEdge(m.Edge), oracle: o}
 }
 
-func (s *clearOwner) Emit(e mission.Edge, msg map[string]any) {
+func (s *clearOwner) Emit(e mission.Edge, msg *mission.Message) {
 	if e != s.edge {
 		return
 	}
-	v, ok := msg["next_owner"]
+	v, ok := msg.Get("next_owner")
 	if !ok {
 		return
 	}
@@ -284,7 +287,7 @@ func (s *clearOwner) Emit(e mission.Edge, msg map[string]any) {
 	if o, ok := owners(v); ok && len(o) == 0 {
 		return
 	}
-	msg["next_owner"] = []any{}
+	msg.Set("next_owner", []any{})
 }
 
 type doubleOwner struct {
@@ -298,11 +301,11 @@ func newDoubleOwner(m *Mutant, o *mission.Oracle) mission.Seams {
 	return &doubleOwner{edge: mustEdge(m.Edge), extra: m.Value.(string), oracle: o}
 }
 
-func (s *doubleOwner) Emit(e mission.Edge, msg map[string]any) {
+func (s *doubleOwner) Emit(e mission.Edge, msg *mission.Message) {
 	if e != s.edge {
 		return
 	}
-	v, ok := msg["next_owner"]
+	v, ok := msg.Get("next_owner")
 	if !ok {
 		return
 	}
@@ -317,14 +320,14 @@ func (s *doubleOwner) Emit(e mission.Edge, msg map[string]any) {
 	for _, a := range o {
 		next = append(next, a)
 	}
-	msg["next_owner"] = append(next, s.extra)
+	msg.Set("next_owner", append(next, s.extra))
 }
 
 // requestedToEscalated rewrites escalation "requested" as "escalated" with
 // no ticket, reporting to oracle a message that carries an escalation flag
 // whatever its value.
-func requestedToEscalated(msg map[string]any, oracle *mission.Oracle) {
-	v, ok := msg["escalation"]
+func requestedToEscalated(msg *mission.Message, oracle *mission.Oracle) {
+	v, ok := msg.Get("escalation")
 	if !ok {
 		return
 	}
@@ -332,8 +335,8 @@ func requestedToEscalated(msg map[string]any, oracle *mission.Oracle) {
 	if v != mission.EscalationRequested {
 		return
 	}
-	msg["escalation"] = mission.EscalationEscalated
-	msg["escalation_ref"] = ""
+	msg.Set("escalation", mission.EscalationEscalated)
+	msg.Set("escalation_ref", "")
 }
 
 // escalationGap is escalation_flag_meaning (the consumer's parser reads
@@ -355,13 +358,13 @@ func newAssumeOtherEscalated(m *Mutant, o *mission.Oracle) mission.Seams {
 	return &escalationGap{edge: mustEdge(m.Edge), oracle: o}
 }
 
-func (s *escalationGap) Parse(e mission.Edge, msg map[string]any) {
+func (s *escalationGap) Parse(e mission.Edge, msg *mission.Message) {
 	if s.consumer && e == s.edge {
 		requestedToEscalated(msg, s.oracle)
 	}
 }
 
-func (s *escalationGap) Emit(e mission.Edge, msg map[string]any) {
+func (s *escalationGap) Emit(e mission.Edge, msg *mission.Message) {
 	if !s.consumer && e == s.edge {
 		requestedToEscalated(msg, s.oracle)
 	}

@@ -36,6 +36,49 @@ func message(tb testing.TB, edge mission.Edge, payload string) map[string]any {
 	return msg
 }
 
+// toMessage is msg as the emitter or the decoder hands it to a seam.
+func toMessage(tb testing.TB, msg map[string]any) *mission.Message {
+	tb.Helper()
+	raw, err := json.Marshal(msg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m, err := mission.DecodeMessage(raw)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
+// fromMessage is m as encoding/json decodes its wire bytes.
+func fromMessage(tb testing.TB, m *mission.Message) map[string]any {
+	tb.Helper()
+	raw, err := m.MarshalJSON()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// seamOn runs hook on a copy-on-write copy of msg, as a seam gets a
+// decoded message other parsers share, and returns what it made of it;
+// the shared message must stay unchanged.
+func seamOn(tb testing.TB, msg map[string]any, hook func(*mission.Message)) map[string]any {
+	tb.Helper()
+	shared := toMessage(tb, msg)
+	before := fromMessage(tb, shared)
+	cp := shared.Clone()
+	hook(cp)
+	if diff := cmp.Diff(before, fromMessage(tb, shared)); diff != "" {
+		tb.Errorf("the shared message changed (-want +got):\n%s", diff)
+	}
+	return fromMessage(tb, cp)
+}
+
 const extracted = `{"email_id":"E1","supplier_id":"S1","po_number":"PO-1","currency":"USD","net":1000,"tax":190.5,"gross":1190.5,"due_date":"2025-03-04","flags":[]}`
 
 // TestEmitSeams checks each emit operator reached and changing the message,
@@ -222,11 +265,12 @@ func TestEmitSeams(t *testing.T) {
 				}
 				return msg
 			}
-			got, want := fresh(), fresh()
-			s.Emit(tt.edge, got)
+			want := fresh()
+			got := seamOn(t, fresh(), func(m *mission.Message) { s.Emit(tt.edge, m) })
 			if tt.change != nil {
 				tt.change(want, want["payload"].(map[string]any))
 			}
+			want = fromMessage(t, toMessage(t, want))
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("message (-want +got):\n%s", diff)
 			}
@@ -234,8 +278,7 @@ func TestEmitSeams(t *testing.T) {
 				t.Errorf("Reached = %d, want %d", o.Reached, tt.reached)
 			}
 			// The other hooks are the clean mission's.
-			pm := fresh()
-			s.Parse(tt.edge, pm)
+			pm := seamOn(t, fresh(), func(m *mission.Message) { s.Parse(tt.edge, m) })
 			if diff := cmp.Diff(fresh(), pm); diff != "" {
 				t.Errorf("Parse changed the message (-want +got):\n%s", diff)
 			}
@@ -252,17 +295,19 @@ func TestEmitSeamsOwnerForms(t *testing.T) {
 	for _, owners := range []any{[]string{"action"}, []mission.Agent{"action"}, []any{"action"}} {
 		m := &Mutant{ID: "x", Class: AmbiguousOwnership, Operator: "double_owner", Edge: "intake->action", Value: "monitor"}
 		s, o := seamsOf(t, m)
-		msg := map[string]any{"next_owner": owners}
+		msg := toMessage(t, map[string]any{})
+		msg.Set("next_owner", owners)
 		s.Emit(invoice.IntakeToAction, msg)
-		if diff := cmp.Diff([]any{"action", "monitor"}, msg["next_owner"]); diff != "" || o.Reached != 1 {
+		if diff := cmp.Diff([]any{"action", "monitor"}, get(msg, "next_owner")); diff != "" || o.Reached != 1 {
 			t.Errorf("%T: next_owner (-want +got):\n%s, Reached %d", owners, diff, o.Reached)
 		}
 	}
 	m := &Mutant{ID: "x", Class: AmbiguousOwnership, Operator: "clear_owner", Edge: "intake->action"}
 	s, o := seamsOf(t, m)
-	msg := map[string]any{"next_owner": []string{}}
+	msg := toMessage(t, map[string]any{})
+	msg.Set("next_owner", []string{})
 	s.Emit(invoice.IntakeToAction, msg)
-	if diff := cmp.Diff([]string{}, msg["next_owner"]); diff != "" || o.Reached != 1 {
+	if diff := cmp.Diff([]string{}, get(msg, "next_owner")); diff != "" || o.Reached != 1 {
 		t.Errorf("clear_owner on an empty []string: next_owner (-want +got):\n%s, Reached %d, want 1", diff, o.Reached)
 	}
 }
@@ -294,13 +339,11 @@ func TestParseSeams(t *testing.T) {
 				}
 				return msg
 			}
-			em := fresh()
-			s.Emit(tt.edge, em)
+			em := seamOn(t, fresh(), func(m *mission.Message) { s.Emit(tt.edge, m) })
 			if diff := cmp.Diff(fresh(), em); diff != "" || o.Reached != 0 {
 				t.Fatalf("Emit acted: Reached %d, message (-want +got):\n%s", o.Reached, diff)
 			}
-			msg := fresh()
-			s.Parse(tt.edge, msg)
+			msg := seamOn(t, fresh(), func(m *mission.Message) { s.Parse(tt.edge, m) })
 			if msg["escalation"] != tt.want || o.Reached != tt.reached {
 				t.Errorf("after Parse: escalation %v, Reached %d; want %v, %d", msg["escalation"], o.Reached, tt.want, tt.reached)
 			}
@@ -471,8 +514,7 @@ func TestSeamsNilOracle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg := message(t, invoice.IntakeToAction, extracted)
-	s.Emit(invoice.IntakeToAction, msg)
+	msg := seamOn(t, message(t, invoice.IntakeToAction, extracted), func(m *mission.Message) { s.Emit(invoice.IntakeToAction, m) })
 	if _, ok := msg["payload"].(map[string]any)["currency"]; ok {
 		t.Error("currency still there")
 	}
@@ -487,7 +529,7 @@ func TestSeamsConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
-			msg := message(t, invoice.IntakeToAction, extracted)
+			msg := toMessage(t, message(t, invoice.IntakeToAction, extracted))
 			s.Emit(invoice.IntakeToAction, msg)
 		})
 	}
@@ -538,12 +580,10 @@ func TestReformat(t *testing.T) {
 func BenchmarkEmit(b *testing.B) {
 	m := &Mutant{ID: "x", Class: ContractDrift, Operator: "reformat_field", Edge: "intake->action", Field: "gross", Format: FormatDecimalComma}
 	s, _ := seamsOf(b, m)
-	msg := message(b, invoice.IntakeToAction, extracted)
-	p := msg["payload"].(map[string]any)
+	msg := toMessage(b, message(b, invoice.IntakeToAction, extracted))
 	b.ReportAllocs()
 	for b.Loop() {
-		p["gross"] = 1190.5
-		s.Emit(invoice.IntakeToAction, msg)
+		s.Emit(invoice.IntakeToAction, msg.Clone()) // a copy, as the decoded message a parser shares
 	}
 }
 
@@ -556,4 +596,10 @@ func BenchmarkToolArgs(b *testing.B) {
 		args["bank_account"] = "DE89"
 		s.ToolArgs("boundary", invoice.SchedulePayment, "E1", args)
 	}
+}
+
+// get reads a message's field, nil when it has none.
+func get(msg *mission.Message, key string) any {
+	v, _ := msg.Get(key)
+	return v
 }

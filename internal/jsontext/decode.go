@@ -17,8 +17,29 @@ import (
 // hand-off is parsed, and encoding/json's reflection dominated a run's
 // cost.
 func DecodeObject(data []byte, keys *Keys) (map[string]any, error) {
+	v, err := decode(data, keys, nil)
+	if v == nil || err != nil {
+		return nil, err
+	}
+	return v.(map[string]any), nil
+}
+
+// An ObjectFunc makes the value of one JSON object a decoder read from its
+// members in the order written, a repeated key as often as it was written.
+// members is the decoder's scratch: the function copies what it keeps.
+type ObjectFunc func(members []Member) any
+
+// DecodeObjectFunc reads a JSON object as [DecodeObject] does (the same
+// documents accepted, the same errors), except that every object in it,
+// the top-level one included, is the value object makes of its members.
+// A JSON null gives nil.
+func DecodeObjectFunc(data []byte, keys *Keys, object ObjectFunc) (any, error) {
+	return decode(data, keys, object)
+}
+
+func decode(data []byte, keys *Keys, object ObjectFunc) (any, error) {
 	scratch := decodeScratch.Get().(*decodeState)
-	d := decoder{data: data, ents: scratch.ents[:0], keys: keys, seen: &scratch.seen, nums: &scratch.nums}
+	d := decoder{data: data, ents: scratch.ents[:0], keys: keys, seen: &scratch.seen, nums: &scratch.nums, makeObject: object}
 	defer func() {
 		clear(d.ents) // what an error left; objects read clear their own
 		scratch.ents = d.ents[:0]
@@ -49,7 +70,7 @@ func DecodeObject(data []byte, keys *Keys) (map[string]any, error) {
 	if d.pos != len(d.data) {
 		return nil, d.syntax("after top-level value")
 	}
-	return v.(map[string]any), nil
+	return v, nil
 }
 
 // errNotObject is encoding/json's error for a valid value that is not an
@@ -62,10 +83,12 @@ type decoder struct {
 	depth int
 	// ents is a stack of the key-value pairs of the objects being read:
 	// an object's map is made at its final size once all are read.
-	ents []entry
+	ents []Member
 	keys *Keys
 	seen *seenStrings
 	nums *seenNumbers
+	// object, when set, makes every object's value instead of a map.
+	makeObject ObjectFunc
 }
 
 // decodeState is what a decoder keeps between documents: its entry stack,
@@ -73,7 +96,7 @@ type decoder struct {
 // allocated lately, which the documents of a sweep repeat: trace
 // payloads, results, tool arguments.
 type decodeState struct {
-	ents []entry
+	ents []Member
 	seen seenStrings
 	nums seenNumbers
 }
@@ -122,7 +145,7 @@ func (s *seenStrings) intern(b []byte) string {
 
 // decodeScratch keeps the decoders' state between messages.
 var decodeScratch = sync.Pool{New: func() any {
-	return &decodeState{ents: make([]entry, 0, 64)}
+	return &decodeState{ents: make([]Member, 0, 64)}
 }}
 
 const maxJSONDepth = 10000
@@ -187,6 +210,9 @@ func (d *decoder) object() (any, error) {
 	if d.peek() == '}' {
 		d.pos++
 		d.depth--
+		if d.makeObject != nil {
+			return d.makeObject(nil), nil
+		}
 		return make(map[string]any), nil
 	}
 	start := len(d.ents)
@@ -208,7 +234,7 @@ func (d *decoder) object() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		d.ents = append(d.ents, entry{key: k, val: v})
+		d.ents = append(d.ents, Member{Key: k, Value: v})
 		d.space()
 		switch d.peek() {
 		case ',':
@@ -216,9 +242,15 @@ func (d *decoder) object() (any, error) {
 		case '}':
 			d.pos++
 			d.depth--
+			if d.makeObject != nil {
+				v := d.makeObject(d.ents[start:])
+				clear(d.ents[start:])
+				d.ents = d.ents[:start]
+				return v, nil
+			}
 			m := make(map[string]any, len(d.ents)-start)
 			for _, en := range d.ents[start:] {
-				m[en.key] = en.val // a repeated key: the last one wins, as in encoding/json
+				m[en.Key] = en.Value // a repeated key: the last one wins, as in encoding/json
 			}
 			clear(d.ents[start:])
 			d.ents = d.ents[:start]

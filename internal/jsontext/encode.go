@@ -19,7 +19,7 @@ import (
 // encoding/json. An Encoder is used by one goroutine at a time.
 type Encoder struct {
 	buf  []byte
-	keys []entry // a stack of the entries of the objects being written
+	keys []Member // a stack of the entries of the objects being written
 	// lossy is set when a value was written where encoding/json fails
 	// (a NaN or infinite number, a value it cannot encode).
 	lossy bool
@@ -167,7 +167,7 @@ func (e *Encoder) Object(b []byte, m map[string]any) []byte {
 	}
 	start := len(e.keys)
 	for k, v := range m {
-		e.keys = append(e.keys, entry{key: k, val: v})
+		e.keys = append(e.keys, Member{Key: k, Value: v})
 	}
 	if n > smallObject {
 		return e.bigObject(b, start)
@@ -177,12 +177,12 @@ func (e *Encoder) Object(b []byte, m map[string]any) []byte {
 	var prefix [smallObject]uint64
 	var order [smallObject]uint8
 	for i := range n {
-		prefix[i], order[i] = keyPrefix(e.keys[start+i].key), uint8(i)
+		prefix[i], order[i] = keyPrefix(e.keys[start+i].Key), uint8(i)
 	}
 	for i := 1; i < n; i++ {
 		p, o := prefix[i], order[i]
 		j := i
-		for ; j > 0 && (p < prefix[j-1] || p == prefix[j-1] && e.keys[start+int(o)].key < e.keys[start+int(order[j-1])].key); j-- {
+		for ; j > 0 && (p < prefix[j-1] || p == prefix[j-1] && e.keys[start+int(o)].Key < e.keys[start+int(order[j-1])].Key); j-- {
 			prefix[j], order[j] = prefix[j-1], order[j-1]
 		}
 		prefix[j], order[j] = p, o
@@ -196,9 +196,9 @@ func (e *Encoder) Object(b []byte, m map[string]any) []byte {
 			b = append(b, ',')
 		}
 		en := e.keys[start+int(order[i])] // e.keys may grow while writing the value
-		b = AppendString(b, en.key, false)
+		b = AppendString(b, en.Key, false)
 		b = append(b, ':')
-		b = e.Value(b, en.val)
+		b = e.Value(b, en.Value)
 	}
 	clear(e.keys[start : start+n]) // drop references to the values
 	e.keys = e.keys[:start]
@@ -259,7 +259,7 @@ func (e *Encoder) remember(start int, order []uint8) {
 	}
 	o.n, o.quoted = len(order), o.quoted[:0]
 	for i, j := range order {
-		k := e.keys[start+int(j)].key
+		k := e.keys[start+int(j)].Key
 		o.keys[i] = k
 		o.quoted = append(AppendString(o.quoted, k, false), ':')
 		if len(o.quoted) > math.MaxUint16 {
@@ -278,26 +278,27 @@ const smallObject = 64
 // bigObject writes the object whose entries are e.keys[start:].
 func (e *Encoder) bigObject(b []byte, start int) []byte {
 	end := len(e.keys)
-	slices.SortFunc(e.keys[start:], func(x, y entry) int { return strings.Compare(x.key, y.key) })
+	slices.SortFunc(e.keys[start:], func(x, y Member) int { return strings.Compare(x.Key, y.Key) })
 	b = append(b, '{')
 	for i := start; i < end; i++ {
 		if i > start {
 			b = append(b, ',')
 		}
 		en := e.keys[i]
-		b = AppendString(b, en.key, false)
+		b = AppendString(b, en.Key, false)
 		b = append(b, ':')
-		b = e.Value(b, en.val)
+		b = e.Value(b, en.Value)
 	}
 	clear(e.keys[start:end])
 	e.keys = e.keys[:start]
 	return append(b, '}')
 }
 
-// entry is one key of an object being written or read, with its value.
-type entry struct {
-	key string
-	val any
+// Member is one key of a JSON object, with its value: an object being
+// written or read, or one a decoder hands to an [ObjectFunc].
+type Member struct {
+	Key   string
+	Value any
 }
 
 // keyPrefix is a key's first eight bytes as a big-endian number, zero

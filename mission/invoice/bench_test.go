@@ -72,16 +72,45 @@ func BenchmarkEmitParse(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	g := goldens[0]
-	m := New()
+	emitParse(b, New(), mission.Clean(), goldens[0])
+}
+
+// emitParse emits g's result on intake->action with build and parses it,
+// b.N times.
+func emitParse(b *testing.B, m mission.Mission, build mission.Build, g mission.Golden) {
 	b.ReportAllocs()
 	for b.Loop() {
-		raw, err := m.Emit(mission.Clean(), IntakeToAction, g.Item, g.Result)
+		raw, err := m.Emit(build, IntakeToAction, g.Item, g.Result)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := m.Parse(mission.Clean(), IntakeToAction, raw); err != nil {
+		if _, err := m.Parse(build, IntakeToAction, raw); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkEmitParseSeams is one hand-off on a build whose seam changes
+// it: an emitter that drops a payload field, a parser that rewrites the
+// escalation flag (on a decoded message all parses share).
+func BenchmarkEmitParseSeams(b *testing.B) {
+	sc := scenarioByID(b, "T1")
+	goldens, err := recordGolden(New(), sc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := goldens[0]
+	for _, bc := range []struct {
+		name  string
+		seams hook
+	}{
+		{"emit", hook{emit: func(_ mission.Edge, msg *mission.Message) {
+			if p := msg.Object("payload"); p != nil {
+				p.Delete("currency")
+			}
+		}}},
+		{"parse", hook{parse: func(_ mission.Edge, msg *mission.Message) { msg.Set("escalation", mission.EscalationEscalated) }}},
+	} {
+		b.Run(bc.name, func(b *testing.B) { emitParse(b, New(), mission.NewBuild(bc.seams, nil), g) })
 	}
 }

@@ -12,9 +12,9 @@ import (
 // must not reach the memo: every parse and run through one mission gives
 // what a fresh mission gives.
 func TestDecodeMemoIsolation(t *testing.T) {
-	scribbler := mission.NewBuild(hook{parse: func(_ mission.Edge, msg map[string]any) {
-		scribble(msg["payload"])
-		msg["escalation"] = mission.EscalationRequested
+	scribbler := mission.NewBuild(hook{parse: func(_ mission.Edge, msg *mission.Message) {
+		scribbleMessage(msg)
+		msg.Set("escalation", mission.EscalationRequested)
 	}}, nil)
 	sc := scenarioByID(t, "T2")
 	goldens, err := recordGolden(New(), sc)

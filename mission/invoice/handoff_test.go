@@ -153,9 +153,10 @@ func TestParseDefaults(t *testing.T) {
 // defaults are applied, and what it changes is what the consumer reads.
 func TestParseSeamBeforeDefaults(t *testing.T) {
 	var sawCurrency bool
-	b := mission.NewBuild(hook{parse: func(e mission.Edge, msg map[string]any) {
-		_, sawCurrency = msg["payload"].(map[string]any)["currency"]
-		msg["escalation"] = mission.EscalationEscalated
+	b := mission.NewBuild(hook{parse: func(e mission.Edge, msg *mission.Message) {
+		p, _ := msg.Get("payload")
+		_, sawCurrency = p.(*mission.Message).Get("currency")
+		msg.Set("escalation", mission.EscalationEscalated)
 	}}, nil)
 	h, err := New().Parse(b, IntakeToAction, []byte(`{"escalation":"requested","item":"E1","payload":{}}`))
 	if err != nil {
@@ -247,13 +248,13 @@ func TestRunCoreSeams(t *testing.T) {
 	if clean.Cost.Parses != len(boundary.Input.Messages) || clean.Cost.Emits != len(boundary.Emitted) {
 		t.Errorf("clean core run cost %+v: want %d parses and %d emits", clean.Cost, len(boundary.Input.Messages), len(boundary.Emitted))
 	}
-	parse := mission.NewBuild(hook{parse: func(_ mission.Edge, msg map[string]any) { msg["payload"] = map[string]any{} }}, nil)
+	parse := mission.NewBuild(hook{parse: func(_ mission.Edge, msg *mission.Message) { msg.Set("payload", map[string]any{}) }}, nil)
 	cr = mustRunCore(New(), parse, Boundary, sc, boundary.Input, 1, mission.Env{})
 	if cmp.Equal(normalise(t, boundary.Calls), normalise(t, cr.Calls)) {
 		t.Errorf("the Parse seam did not act on a core run alone: calls %+v", cr.Calls)
 	}
 
-	emit := mission.NewBuild(hook{emit: func(_ mission.Edge, msg map[string]any) { msg["escalation"] = "escalated" }}, nil)
+	emit := mission.NewBuild(hook{emit: func(_ mission.Edge, msg *mission.Message) { msg.Set("escalation", "escalated") }}, nil)
 	cr = mustRunCore(New(), emit, Boundary, sc, boundary.Input, 1, mission.Env{})
 	if diff := cmp.Diff(normalise(t, boundary.Calls), normalise(t, cr.Calls)); diff != "" {
 		t.Errorf("the Emit seam changed the core's calls (-golden +core):\n%s", diff)

@@ -245,13 +245,13 @@ func (s *recordingSeams) RetryKey(_ mission.Agent, _, _, key string, attempt int
 	return key
 }
 
-func (s *recordingSeams) Emit(e mission.Edge, _ map[string]any) {
+func (s *recordingSeams) Emit(e mission.Edge, _ *mission.Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.emit[e]++
 }
 
-func (s *recordingSeams) Parse(e mission.Edge, _ map[string]any) {
+func (s *recordingSeams) Parse(e mission.Edge, _ *mission.Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.parse[e]++
@@ -279,8 +279,8 @@ type hook struct {
 	decide   func(agent mission.Agent, kind, item, choice string) string
 	toolArgs func(agent mission.Agent, tool, item string, args sandbox.Args)
 	retryKey func(agent mission.Agent, tool, item, key string, attempt int) string
-	emit     func(e mission.Edge, msg map[string]any)
-	parse    func(e mission.Edge, msg map[string]any)
+	emit     func(e mission.Edge, msg *mission.Message)
+	parse    func(e mission.Edge, msg *mission.Message)
 	route    func(e mission.Edge, owners []mission.Agent) []mission.Agent
 	dedup    func(e mission.Edge) bool
 }
@@ -307,13 +307,13 @@ func (h hook) RetryKey(agent mission.Agent, tool, item, key string, attempt int)
 	return key
 }
 
-func (h hook) Emit(e mission.Edge, msg map[string]any) {
+func (h hook) Emit(e mission.Edge, msg *mission.Message) {
 	if h.emit != nil {
 		h.emit(e, msg)
 	}
 }
 
-func (h hook) Parse(e mission.Edge, msg map[string]any) {
+func (h hook) Parse(e mission.Edge, msg *mission.Message) {
 	if h.parse != nil {
 		h.parse(e, msg)
 	}
@@ -378,4 +378,10 @@ func emailsOf(sc *mission.Scenario) []Email {
 		out[i] = Email{ID: in.ID, From: in.From, Subject: in.Subject, Body: in.Body, HTML: in.HTML, Attachment: docOf(in)}
 	}
 	return out
+}
+
+// get reads a message's field, nil when it has none.
+func get(msg *mission.Message, key string) any {
+	v, _ := msg.Get(key)
+	return v
 }

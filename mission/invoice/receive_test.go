@@ -45,6 +45,22 @@ func TestRunCoreReadingsMemo(t *testing.T) {
 }
 
 // scribble changes every container inside v.
+// scribbleMessage changes every field of msg and of every object in it,
+// through the message's methods, as a seam may.
+func scribbleMessage(msg *mission.Message) {
+	var keys []string
+	for k := range msg.All() {
+		keys = append(keys, k)
+	}
+	for _, k := range keys {
+		if o := msg.Object(k); o != nil {
+			scribbleMessage(o)
+		}
+		msg.Set(k, "scribbled")
+	}
+	msg.Set("extra", true)
+}
+
 func scribble(v any) {
 	switch x := v.(type) {
 	case map[string]any:

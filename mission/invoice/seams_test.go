@@ -86,9 +86,9 @@ func TestSeamsAct(t *testing.T) {
 	}{
 		{
 			name: "emit drops currency; action reads EUR", scenario: "T2",
-			seams: hook{emit: func(e mission.Edge, msg map[string]any) {
+			seams: hook{emit: func(e mission.Edge, msg *mission.Message) {
 				if e == IntakeToAction {
-					delete(msg["payload"].(map[string]any), "currency")
+					msg.Object("payload").Delete("currency")
 				}
 			}},
 			check: func(t *testing.T, run *mission.Run) {
@@ -101,9 +101,9 @@ func TestSeamsAct(t *testing.T) {
 		},
 		{
 			name: "emit clears next owner; item dropped", scenario: "T1",
-			seams: hook{emit: func(e mission.Edge, msg map[string]any) {
+			seams: hook{emit: func(e mission.Edge, msg *mission.Message) {
 				if e == ActionToBoundary {
-					msg["next_owner"] = []any{}
+					msg.Set("next_owner", []any{})
 				}
 			}},
 			check: func(t *testing.T, run *mission.Run) {
@@ -142,9 +142,9 @@ func TestSeamsAct(t *testing.T) {
 		},
 		{
 			name: "parse reads requested as escalated on a variance", scenario: "T2",
-			seams: hook{parse: func(e mission.Edge, msg map[string]any) {
-				if e == ActionToBoundary && msg["escalation"] == mission.EscalationRequested {
-					msg["escalation"] = mission.EscalationEscalated
+			seams: hook{parse: func(e mission.Edge, msg *mission.Message) {
+				if e == ActionToBoundary && get(msg, "escalation") == mission.EscalationRequested {
+					msg.Set("escalation", mission.EscalationEscalated)
 				}
 			}},
 			check: func(t *testing.T, run *mission.Run) {
@@ -231,19 +231,19 @@ func TestRunSurvivesHostileBuilds(t *testing.T) {
 		profile[a] = map[mission.Slip]float64{Misclassify: 0.3, Misread: 0.3, SkipLookup: 0.3, mission.Misroute: 0.3}
 	}
 	mangle := hook{
-		emit: func(e mission.Edge, msg map[string]any) {
-			p, _ := msg["payload"].(map[string]any)
-			for k, v := range p {
+		emit: func(e mission.Edge, msg *mission.Message) {
+			p := msg.Object("payload")
+			for k, v := range p.Clone().All() {
 				switch v.(type) {
 				case float64:
-					p[k] = "1.234,50"
+					p.Set(k, "1.234,50")
 				case string:
-					delete(p, k)
+					p.Delete(k)
 				}
 			}
-			msg["next_owner"] = []string{"boundary", "monitor", "nobody", "intake"}
+			msg.Set("next_owner", []string{"boundary", "monitor", "nobody", "intake"})
 		},
-		parse:    func(_ mission.Edge, msg map[string]any) { msg["escalation"] = 7.0 },
+		parse:    func(_ mission.Edge, msg *mission.Message) { msg.Set("escalation", 7.0) },
 		decide:   func(_ mission.Agent, _, _, _ string) string { return "" },
 		toolArgs: func(_ mission.Agent, _, _ string, args sandbox.Args) { args["invoice_id"] = nil },
 		retryKey: func(_ mission.Agent, _, _, _ string, _ int) string { return "" },
