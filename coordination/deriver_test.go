@@ -88,8 +88,10 @@ func memoSources(tb testing.TB) (srcs []coordination.Source, renamed map[int]int
 	tb.Helper()
 	m, sc := toyMission(tb)
 	var base []coordination.Source
-	for _, b := range []mission.Build{mission.Clean(), mission.NewBuild(toySeams{emit: func(e mission.Edge, msg map[string]any) {
-		delete(msg["payload"].(map[string]any), "amount")
+	for _, b := range []mission.Build{mission.Clean(), mission.NewBuild(toySeams{emit: func(e mission.Edge, msg *mission.Message) {
+		if p := msg.Object("payload"); p != nil {
+			p.Delete("amount")
+		}
 	}}, nil)} {
 		_, run := derive(tb, m, sc, b, 1, mission.Env{}, nil)
 		base = append(base, coordination.Source{Trial: sc.ID, System: "toy", Mission: m, Scenario: sc, Trace: run.Trace, Cost: run.Cost})

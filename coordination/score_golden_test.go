@@ -143,9 +143,9 @@ func scoreCorpus(tb testing.TB) []*coordination.Record {
 	for _, b := range []mission.Build{
 		mission.Clean(),
 		mission.NewBuild(toySeams{route: func(e mission.Edge, owners []mission.Agent) []mission.Agent { return []mission.Agent{auditor, clerk} }}, nil),
-		mission.NewBuild(toySeams{emit: func(e mission.Edge, msg map[string]any) {
-			if e == (mission.Edge{From: clerk, To: auditor}) {
-				msg["payload"].(map[string]any)["amount"] = 121.0
+		mission.NewBuild(toySeams{emit: func(e mission.Edge, msg *mission.Message) {
+			if p := msg.Object("payload"); p != nil && e == (mission.Edge{From: clerk, To: auditor}) {
+				p.Set("amount", 121.0)
 			}
 		}}, nil),
 		mission.NewBuild(toySeams{decide: func(a mission.Agent, k, choice string) string { return "skip" }}, nil),
