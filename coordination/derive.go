@@ -2,6 +2,7 @@ package coordination
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,10 +74,15 @@ type Source struct {
 //   - Usage: tokens and model calls from the run's cost, latency the
 //     virtual time of its last event.
 func Derive(src Source) (*Record, error) {
+	return derive(src, nil)
+}
+
+// derive derives src's record, with what dv remembers (nil: nothing).
+func derive(src Source, dv *Deriver) (*Record, error) {
 	if src.Mission == nil || src.Trace == nil || src.Scenario == nil {
 		return nil, fmt.Errorf("derive %s: want a mission, a scenario and a trace", src.Trial)
 	}
-	d := newDeriver(src)
+	d := newDeriver(src, dv)
 	d.subtasks()
 	for i := range src.Trace.Events {
 		d.event(&src.Trace.Events[i])
@@ -88,24 +94,24 @@ func Derive(src Source) (*Record, error) {
 
 // deriver holds the state of one derivation.
 type deriver struct {
-	spec  *mission.Spec
-	sc    *mission.Scenario
-	rec   *Record
-	irrev map[string]bool // nil: every write tool
-	// known agents and subtasks, by id.
-	agents   map[string]bool
+	spec *mission.Spec
+	su   *setup
+	dv   *Deriver // what is remembered across derivations; nil: nothing
+	sc   *mission.Scenario
+	rec  *Record
+	// agents the mission lacks, and subtasks, by id.
+	extra    map[string]bool
 	subtask  map[string]bool
-	caps     map[string][]string // per agent, its capabilities
-	entryDue map[string]bool     // input items whose entry turn is not complete yet
+	entryDue map[string]bool // input items whose entry turn is not complete yet
 	// sent maps a hand-off's wire bytes to its sent event and subtask.
 	sent map[string]sentEvent
 	// pending is, per agent, the subtask its next result completes.
 	pending map[string]string
 	// collected holds, per collecting agent, what it received today.
-	collected map[string][]received
-	written   []string // record ids written so far, in order
-	names     fieldCache
-	requires  map[mission.Edge][]string // per edge, what its subtasks require
+	collected map[string][]received     // made on first use
+	written   []string                  // record ids written so far, in order
+	names     fieldCache                // made on first use
+	requires  map[mission.Edge][]string // per edge the mission lacks, what its subtasks require
 	// attempts of write tools, parallel to rec.Effects, for dedupEffects.
 	effectErr []string
 }
@@ -117,13 +123,20 @@ type sentEvent struct {
 }
 
 type received struct {
-	id      string
-	item    string
-	payload map[string]any
+	id string
+	collected
 }
 
-func newDeriver(src Source) *deriver {
-	spec := src.Mission.Spec()
+// collected is what a collecting agent reads from a hand-off: its item
+// and payload, with the payload's names sorted.
+type collected struct {
+	item    string
+	payload map[string]any
+	names   []string
+}
+
+func newDeriver(src Source, dv *Deriver) *deriver {
+	su := dv.setupOf(src.Mission)
 	var sent, recv, calls int
 	for i := range src.Trace.Events {
 		switch src.Trace.Events[i].Kind {
@@ -136,51 +149,28 @@ func newDeriver(src Source) *deriver {
 		}
 	}
 	inputs := len(src.Scenario.Inputs)
-	d := &deriver{
-		spec: spec, sc: src.Scenario,
+	return &deriver{
+		spec: su.spec, su: su, dv: dv, sc: src.Scenario,
 		rec: &Record{Trial: src.Trial, System: src.System, Success: src.Success, Budget: src.Budget,
-			Agents: make([]Agent, 0, len(spec.Agents)), Subtasks: make([]Subtask, 0, inputs*(1+len(spec.Edges))),
+			Agents: slices.Clone(su.agents), Subtasks: make([]Subtask, 0, inputs*(1+len(su.spec.Edges))),
 			Delegations: make([]Delegation, 0, inputs+sent), Handoffs: make([]Handoff, 0, recv),
 			Completions: make([]Completion, 0, inputs+recv), Work: make([]Work, 0, calls), State: make([]Access, 0, calls),
 			Merges: []Merge{}, Effects: make([]Effect, 0, calls)},
-		agents: map[string]bool{}, subtask: map[string]bool{}, caps: map[string][]string{}, entryDue: map[string]bool{},
-		sent: map[string]sentEvent{}, pending: map[string]string{}, collected: map[string][]received{}, names: newFieldCache(), requires: map[mission.Edge][]string{},
+		subtask: map[string]bool{}, entryDue: map[string]bool{},
+		sent: map[string]sentEvent{}, pending: map[string]string{},
 	}
-	if ir, ok := src.Mission.(Irreversible); ok {
-		d.irrev = map[string]bool{}
-		for _, t := range ir.IrreversibleTools() {
-			d.irrev[t] = true
-		}
-	}
-	for _, a := range spec.AgentNames() {
-		caps := slices.Clone(spec.AgentTools(a))
-		if a == spec.Entry {
-			caps = append(caps, "input")
-		}
-		for _, e := range spec.In(a) {
-			if c := "reads:" + spec.Kind(e); !slices.Contains(caps, c) {
-				caps = append(caps, c)
-			}
-		}
-		if caps == nil {
-			caps = []string{}
-		}
-		d.addAgent(string(a), caps)
-	}
-	return d
-}
-
-func (d *deriver) addAgent(id string, caps []string) {
-	d.agents[id] = true
-	d.caps[id] = caps
-	d.rec.Agents = append(d.rec.Agents, Agent{ID: id, Capabilities: caps})
 }
 
 // agent returns id, added without capabilities if the mission lacks it.
 func (d *deriver) agent(id string) string {
-	if !d.agents[id] {
-		d.addAgent(id, []string{})
+	if _, ok := d.su.caps[id]; ok || d.extra[id] {
+		return id
 	}
+	if d.extra == nil {
+		d.extra = map[string]bool{}
+	}
+	d.extra[id] = true
+	d.rec.Agents = append(d.rec.Agents, Agent{ID: id, Capabilities: []string{}})
 	return id
 }
 
@@ -188,10 +178,16 @@ func (d *deriver) agent(id string) string {
 // of its consumer the mission gives for it. Subtasks on one edge share
 // the list.
 func (d *deriver) required(e mission.Edge) []string {
+	if caps, ok := d.su.requires[e]; ok {
+		return caps
+	}
 	if caps, ok := d.requires[e]; ok {
 		return caps
 	}
-	caps := append(slices.Clip(d.spec.AgentTools(e.To)), "reads:"+d.spec.Kind(e))
+	if d.requires == nil {
+		d.requires = map[mission.Edge][]string{}
+	}
+	caps := requiredOf(d.spec, e)
 	d.requires[e] = caps
 	return caps
 }
@@ -208,29 +204,16 @@ func (d *deriver) addSubtask(id string, requires []string) {
 // entry agent's assignment of each.
 func (d *deriver) subtasks() {
 	entry := string(d.spec.Entry)
-	var edges []mission.Edge // reached from the entry by unconditional edges
-	reached := []mission.Agent{d.spec.Entry}
-	for i := 0; i < len(reached); i++ {
-		for _, e := range d.spec.Out(reached[i]) {
-			if es, _ := d.spec.Edge(e); es.Source != "" || slices.Contains(edges, e) {
-				continue
-			}
-			edges = append(edges, e)
-			if !slices.Contains(reached, e.To) {
-				reached = append(reached, e.To)
-			}
-		}
-	}
 	for _, in := range d.sc.Inputs {
 		st := in.ID + ":" + entry
 		if d.subtask[st] {
 			continue
 		}
-		d.addSubtask(st, d.caps[entry])
+		d.addSubtask(st, d.su.caps[entry])
 		d.rec.Delegations = append(d.rec.Delegations, Delegation{ID: "input:" + in.ID, Subtask: st, Owner: entry})
 		d.entryDue[in.ID] = true
-		for _, e := range edges {
-			d.addSubtask(in.ID+":"+e.String(), d.required(e))
+		for i, e := range d.su.edges {
+			d.addSubtask(in.ID+":"+d.su.edgeNames[i], d.required(e))
 		}
 	}
 }
@@ -276,22 +259,50 @@ func (d *deriver) receivedEvent(ev *mission.Event) {
 		return
 	}
 	d.rec.Handoffs = append(d.rec.Handoffs, Handoff{ID: id(ev.Seq), From: s.from, To: to,
-		Sent: d.fields([]byte(ev.Raw)), Read: d.fields(ev.Parsed)})
-	if as, ok := d.spec.Agent(ev.Agent); ok && as.Collect {
-		parsed := jsonObject(ev.Parsed)
+		Sent: d.wireFields(ev.Raw), Read: d.fields(ev.Parsed)})
+	if d.su.collect[ev.Agent] {
 		d.rec.Completions = append(d.rec.Completions, Completion{ID: id(ev.Seq) + "/collected", Subtask: s.subtask, Agent: to})
-		d.collected[to] = append(d.collected[to], received{id: id(ev.Seq), item: jsontext.Str(parsed["item"]), payload: jsontext.Object(parsed["payload"])})
+		if d.collected == nil {
+			d.collected = map[string][]received{}
+		}
+		d.collected[to] = append(d.collected[to], received{id: id(ev.Seq), collected: d.collect(ev.Parsed)})
 		return
 	}
 	d.pending[to] = s.subtask
 }
 
-// fields lists a hand-off's fields (see [fieldNames]).
-func (d *deriver) fields(raw []byte) []string {
-	if out, ok := keysOf(raw, d.names); ok {
-		return out
+// wireFields lists the fields of a hand-off's wire bytes (see
+// [fieldNames]).
+func (d *deriver) wireFields(raw string) []string {
+	return remember(d.dv.memos().fields, raw, func(raw string) []string { return d.fieldsOf([]byte(raw)) })
+}
+
+// fields lists the fields of a hand-off's parsed view.
+func (d *deriver) fields(parsed []byte) []string {
+	return remember(d.dv.memos().fields, parsed, d.fieldsOf)
+}
+
+// fieldsOf lists a hand-off's fields (see [fieldNames]).
+func (d *deriver) fieldsOf(raw []byte) []string {
+	if d.names.top == nil {
+		d.names = newFieldCache()
 	}
-	return fieldNames(jsonObject(raw), d.names)
+	if out, ok := keysOf(raw, d.names); ok {
+		return slices.Clip(out)
+	}
+	return slices.Clip(fieldNames(jsonObject(raw), d.names))
+}
+
+// collect returns what a collecting agent reads from a hand-off's parsed
+// view.
+func (d *deriver) collect(parsed []byte) collected {
+	return remember(d.dv.memos().collected, parsed, collectedOf)
+}
+
+func collectedOf(parsed []byte) collected {
+	m := jsonObject(parsed)
+	p := jsontext.Object(m["payload"])
+	return collected{item: jsontext.Str(m["item"]), payload: p, names: slices.Sorted(maps.Keys(p))}
 }
 
 func (d *deriver) resultEvent(ev *mission.Event) {
@@ -308,11 +319,7 @@ func (d *deriver) resultEvent(ev *mission.Event) {
 	}
 	if ins := d.collected[a]; len(ins) > 0 {
 		delete(d.collected, a)
-		var out any
-		if o := jsonObject(ev.Output); o != nil {
-			out = o
-		}
-		d.rec.Merges = append(d.rec.Merges, merge(id(ev.Seq), a, ins, out))
+		d.rec.Merges = append(d.rec.Merges, merge(id(ev.Seq), a, ins, remember(d.dv.memos().leaves, []byte(ev.Output), leavesOf)))
 	}
 }
 
@@ -341,7 +348,10 @@ func (d *deriver) toolCall(ev *mission.Event) {
 		return
 	}
 	d.rec.Effects = append(d.rec.Effects, Effect{ID: id(ev.Seq) + "/effect", Agent: a, Tool: ev.Tool, Key: ev.Key,
-		Identity: ev.Item + ":" + ev.Tool, Irreversible: d.irrev == nil || d.irrev[ev.Tool]})
+		Identity: ev.Item + ":" + ev.Tool, Irreversible: d.su.irrev == nil || d.su.irrev[ev.Tool]})
+	if d.effectErr == nil {
+		d.effectErr = make([]string, 0, cap(d.rec.Effects))
+	}
 	d.effectErr = append(d.effectErr, ev.Error)
 }
 

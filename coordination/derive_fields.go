@@ -73,20 +73,20 @@ func mentions(args []byte, s string) bool {
 
 // merge is a collecting agent's turn over its inputs: two inputs about
 // one item that read a scalar payload field as different non-empty values
-// conflict, and the turn's result says how it resolved each.
-func merge(mid, agent string, ins []received, result any) Merge {
+// conflict, and the turn's result, whose scalar values are leaves, says
+// how it resolved each.
+func merge(mid, agent string, ins []received, leaves []any) Merge {
 	m := Merge{ID: mid, Agent: agent, Inputs: []string{}, Conflicts: []Conflict{}}
 	for _, in := range ins {
 		m.Inputs = append(m.Inputs, in.id)
 	}
-	leaves := scalars(result, nil)
 	for i := range ins {
 		for j := i + 1; j < len(ins); j++ {
 			a, b := ins[i], ins[j]
 			if a.item != b.item {
 				continue
 			}
-			for _, f := range slices.Sorted(maps.Keys(a.payload)) {
+			for _, f := range a.names {
 				va, vb := a.payload[f], b.payload[f]
 				if !scalar(va) || !scalar(vb) || va == "" || vb == "" || jsontext.Equal(va, vb) {
 					continue
@@ -117,6 +117,15 @@ func scalar(v any) bool {
 		return true
 	}
 	return false
+}
+
+// leavesOf returns the scalar values of a turn's result, at any depth;
+// none unless it is a JSON object.
+func leavesOf(output []byte) []any {
+	if o := jsonObject(output); o != nil {
+		return slices.Clip(scalars(o, nil))
+	}
+	return nil
 }
 
 // scalars appends the scalar values in v, at any depth.

@@ -223,29 +223,6 @@ func TestDeriveInvoiceClean(t *testing.T) {
 	}
 }
 
-// BenchmarkDerive derives and scores the record of a clean invoice run,
-// as every observation run of a sweep does.
-func BenchmarkDerive(b *testing.B) {
-	m := invoice.New()
-	scs, _, err := m.Scenarios()
-	if err != nil {
-		b.Fatal(err)
-	}
-	sc := scs[0]
-	run, err := m.Run(context.Background(), mission.Clean(), sc, 1, mission.Env{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		rec, err := coordination.Derive(coordination.Source{Trial: sc.ID, Mission: m, Scenario: sc, Trace: run.Trace, Cost: run.Cost})
-		if err != nil {
-			b.Fatal(err)
-		}
-		coordination.ScoreRecord(rec)
-	}
-}
-
 // TestDerivedRecordsScore: a derived record, written as a line of JSON, is
 // what baton score --kind coordination reads back unchanged.
 func TestDerivedRecordsScore(t *testing.T) {

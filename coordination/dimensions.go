@@ -100,7 +100,7 @@ func rule(d Dimension) judge {
 // ScoreRecord judges r, which must have passed [Record.Validate], on every
 // dimension.
 func ScoreRecord(r *Record) Score {
-	s := Score{Trial: r.Trial, System: r.System}
+	s := Score{Trial: r.Trial, System: r.System, Dimensions: make([]Result, 0, len(AllDimensions))}
 	for _, d := range AllDimensions {
 		failures, na := rule(d)(r)
 		res := Result{Dimension: d, Verdict: Pass, Failures: []Failure{}}
@@ -115,26 +115,59 @@ func ScoreRecord(r *Record) Score {
 	return s
 }
 
-// active returns the delegations no later delegation replaces, grouped by
-// subtask in the order subtasks are first delegated.
-func active(r *Record) (order []string, bySubtask map[string][]Delegation) {
-	replaced := map[string]bool{}
+// groups is a list's indices grouped by a key, the groups in the order
+// their keys first appear: for each group its first index (heads[g]);
+// next[i] is the index after i in its group, -1 after the last.
+type groups struct {
+	heads []int
+	next  []int
+	of    map[string]int // a key's group
+}
+
+// group groups the indices below n by key, skipping those key says to.
+func group(n int, key func(i int) (k string, ok bool)) groups {
+	g := groups{next: make([]int, n), of: make(map[string]int, n)}
+	var tails []int // per group, its last index so far
+	for i := range n {
+		g.next[i] = -1
+		k, ok := key(i)
+		if !ok {
+			continue
+		}
+		if j, seen := g.of[k]; seen {
+			g.next[tails[j]], tails[j] = i, i
+			continue
+		}
+		g.of[k] = len(g.heads)
+		g.heads, tails = append(g.heads, i), append(tails, i)
+	}
+	return g
+}
+
+// size returns the number of indices in the group that starts at h.
+func (g groups) size(h int) int {
+	n := 0
+	for i := h; i >= 0; i = g.next[i] {
+		n++
+	}
+	return n
+}
+
+// active groups the delegations no later delegation replaces by subtask,
+// in the order subtasks are first delegated.
+func active(r *Record) groups {
+	var replaced map[string]bool
 	for _, d := range r.Delegations {
 		if d.Replaces != "" {
+			if replaced == nil {
+				replaced = map[string]bool{}
+			}
 			replaced[d.Replaces] = true
 		}
 	}
-	bySubtask = map[string][]Delegation{}
-	for _, d := range r.Delegations {
-		if replaced[d.ID] {
-			continue
-		}
-		if bySubtask[d.Subtask] == nil {
-			order = append(order, d.Subtask)
-		}
-		bySubtask[d.Subtask] = append(bySubtask[d.Subtask], d)
-	}
-	return order, bySubtask
+	return group(len(r.Delegations), func(i int) (string, bool) {
+		return r.Delegations[i].Subtask, !replaced[r.Delegations[i].ID]
+	})
 }
 
 // judgeDelegation fails a subtask assigned to more than one owner at once,
@@ -143,26 +176,27 @@ func judgeDelegation(r *Record) ([]Failure, string) {
 	if len(r.Delegations) == 0 {
 		return nil, "no delegation recorded"
 	}
-	caps := map[string][]string{}
+	caps := make(map[string][]string, len(r.Agents))
 	for _, a := range r.Agents {
 		caps[a.ID] = a.Capabilities
 	}
-	requires := map[string][]string{}
+	requires := make(map[string][]string, len(r.Subtasks))
 	for _, s := range r.Subtasks {
 		requires[s.ID] = s.Requires
 	}
 	var fs []Failure
-	order, by := active(r)
-	for _, st := range order {
-		ds := by[st]
-		if len(ds) > 1 {
+	g := active(r)
+	for _, h := range g.heads {
+		st := r.Delegations[h].Subtask
+		if n := g.size(h); n > 1 {
 			var owners, ids []string
-			for _, d := range ds {
-				owners, ids = append(owners, d.Owner), append(ids, d.ID)
+			for i := h; i >= 0; i = g.next[i] {
+				owners, ids = append(owners, r.Delegations[i].Owner), append(ids, r.Delegations[i].ID)
 			}
-			fs = append(fs, Failure{Reason: fmt.Sprintf("subtask %s assigned %d times at once (to %s)", st, len(ds), strings.Join(owners, ", ")), Events: ids})
+			fs = append(fs, Failure{Reason: fmt.Sprintf("subtask %s assigned %d times at once (to %s)", st, n, strings.Join(owners, ", ")), Events: ids})
 		}
-		for _, d := range ds {
+		for i := h; i >= 0; i = g.next[i] {
+			d := &r.Delegations[i]
 			var lacks []string
 			for _, c := range requires[st] {
 				if !slices.Contains(caps[d.Owner], c) {
@@ -183,20 +217,20 @@ func judgeCoverage(r *Record) ([]Failure, string) {
 	if len(r.Subtasks) == 0 {
 		return nil, "no required subtask recorded"
 	}
-	_, by := active(r)
-	done := map[string]bool{}
+	g := active(r)
+	done := make(map[string]bool, len(r.Completions))
 	for _, c := range r.Completions {
 		done[c.Subtask] = true
 	}
 	var fs []Failure
 	for _, s := range r.Subtasks {
-		switch ds := by[s.ID]; {
-		case len(ds) == 0:
+		switch at, assigned := g.of[s.ID]; {
+		case !assigned:
 			fs = append(fs, Failure{Reason: fmt.Sprintf("subtask %s never assigned", s.ID), Events: []string{s.ID}})
 		case !done[s.ID]:
 			ids := []string{s.ID}
-			for _, d := range ds {
-				ids = append(ids, d.ID)
+			for i := g.heads[at]; i >= 0; i = g.next[i] {
+				ids = append(ids, r.Delegations[i].ID)
 			}
 			fs = append(fs, Failure{Reason: fmt.Sprintf("subtask %s assigned but never completed (no completion evidence)", s.ID), Events: ids})
 		}
@@ -214,37 +248,40 @@ func judgeDuplicateWork(r *Record) ([]Failure, string) {
 		return nil, "no completion or work recorded"
 	}
 	var fs []Failure
-	type item struct{ agent, id string }
-	check := func(what string, keys []string, items map[string][]item) {
-		for _, k := range keys {
+	// check fails each group of g done by more than one agent; at gives
+	// an index's key, agent and event id.
+	check := func(what string, g groups, at func(i int) (key, agent, id string)) {
+		for _, h := range g.heads {
+			key, first, _ := at(h)
+			alone := true
+			for i := g.next[h]; i >= 0 && alone; i = g.next[i] {
+				_, a, _ := at(i)
+				alone = a == first
+			}
+			if alone {
+				continue
+			}
 			var agents, ids []string
-			for _, it := range items[k] {
-				if !slices.Contains(agents, it.agent) {
-					agents = append(agents, it.agent)
+			for i := h; i >= 0; i = g.next[i] {
+				_, a, id := at(i)
+				if !slices.Contains(agents, a) {
+					agents = append(agents, a)
 				}
-				ids = append(ids, it.id)
+				ids = append(ids, id)
 			}
-			if len(agents) > 1 {
-				fs = append(fs, Failure{Reason: fmt.Sprintf("%s %s done by %d agents (%s)", what, k, len(agents), strings.Join(agents, ", ")), Events: ids})
-			}
+			fs = append(fs, Failure{Reason: fmt.Sprintf("%s %s done by %d agents (%s)", what, key, len(agents), strings.Join(agents, ", ")), Events: ids})
 		}
 	}
-	var subtasks, keys []string
-	bySubtask, byKey := map[string][]item{}, map[string][]item{}
-	for _, c := range r.Completions {
-		if bySubtask[c.Subtask] == nil {
-			subtasks = append(subtasks, c.Subtask)
-		}
-		bySubtask[c.Subtask] = append(bySubtask[c.Subtask], item{c.Agent, c.ID})
-	}
-	for _, w := range r.Work {
-		if byKey[w.Key] == nil {
-			keys = append(keys, w.Key)
-		}
-		byKey[w.Key] = append(byKey[w.Key], item{w.Agent, w.ID})
-	}
-	check("subtask", subtasks, bySubtask)
-	check("work", keys, byKey)
+	check("subtask", group(len(r.Completions), func(i int) (string, bool) { return r.Completions[i].Subtask, true }),
+		func(i int) (string, string, string) {
+			c := &r.Completions[i]
+			return c.Subtask, c.Agent, c.ID
+		})
+	check("work", group(len(r.Work), func(i int) (string, bool) { return r.Work[i].Key, true }),
+		func(i int) (string, string, string) {
+			w := &r.Work[i]
+			return w.Key, w.Agent, w.ID
+		})
 	return fs, ""
 }
 
@@ -259,9 +296,17 @@ func judgeInformation(r *Record) ([]Failure, string) {
 		}
 		assessed++
 		var lost []string
-		for _, f := range slices.Concat(h.Required, h.Read) {
-			if !slices.Contains(h.Sent, f) && !slices.Contains(lost, f) {
-				lost = append(lost, f)
+		sorted := false
+		if h.Required == nil {
+			lost, sorted = lostSorted(h.Sent, h.Read)
+		}
+		if !sorted {
+			for _, fields := range [2][]string{h.Required, h.Read} {
+				for _, f := range fields {
+					if !slices.Contains(h.Sent, f) && !slices.Contains(lost, f) {
+						lost = append(lost, f)
+					}
+				}
 			}
 		}
 		if len(lost) > 0 {
@@ -274,19 +319,41 @@ func judgeInformation(r *Record) ([]Failure, string) {
 	return fs, ""
 }
 
+// lostSorted returns the fields of read that sent lacks, in read's order,
+// by one walk of both; ok is false unless read is strictly increasing and
+// sent sorted, as derived hand-offs list them.
+func lostSorted(sent, read []string) (lost []string, ok bool) {
+	if !slices.IsSorted(sent) {
+		return nil, false
+	}
+	i := 0
+	for j, f := range read {
+		if j > 0 && read[j-1] >= f {
+			return nil, false
+		}
+		for i < len(sent) && sent[i] < f {
+			i++
+		}
+		if i == len(sent) || sent[i] != f {
+			lost = append(lost, f)
+		}
+	}
+	return lost, true
+}
+
 // judgeContention fails a write to an item whose last write was another
 // agent's, when the writer has not read the item since that write: it
 // overwrote (or invalidated) work it had not seen.
 func judgeContention(r *Record) ([]Failure, string) {
-	agentsOf := map[string][]string{}
-	for _, a := range r.State {
-		if !slices.Contains(agentsOf[a.Key], a.Agent) {
-			agentsOf[a.Key] = append(agentsOf[a.Key], a.Agent)
-		}
-	}
+	firstAgent := make(map[string]string, len(r.State)) // per key, the first agent to access it
 	shared := false
-	for _, as := range agentsOf {
-		shared = shared || len(as) > 1
+	for _, a := range r.State {
+		if first, seen := firstAgent[a.Key]; !seen {
+			firstAgent[a.Key] = a.Agent
+		} else if first != a.Agent {
+			shared = true
+			break
+		}
 	}
 	if !shared {
 		return nil, "no state item accessed by two agents"
@@ -337,51 +404,52 @@ func judgeMerges(r *Record) ([]Failure, string) {
 // deduplicated), a key reused for different identities, and an
 // irreversible effect sent without an idempotency key.
 func judgeEffects(r *Record) ([]Failure, string) {
-	var ids, keys []string
-	byID, byKey := map[string][]Effect{}, map[string][]Effect{}
-	for _, e := range r.Effects {
-		if !e.Irreversible {
-			continue
-		}
-		if byID[e.identity()] == nil {
-			ids = append(ids, e.identity())
-		}
-		byID[e.identity()] = append(byID[e.identity()], e)
-		if e.Key != "" {
-			if byKey[e.Key] == nil {
-				keys = append(keys, e.Key)
-			}
-			byKey[e.Key] = append(byKey[e.Key], e)
-		}
-	}
-	if len(ids) == 0 {
+	byID := group(len(r.Effects), func(i int) (string, bool) { return r.Effects[i].identity(), r.Effects[i].Irreversible })
+	if len(byID.heads) == 0 {
 		return nil, "no irreversible effect recorded"
 	}
 	var fs []Failure
-	for _, id := range ids {
-		var maybe []string
-		for _, e := range byID[id] {
-			if e.Applied == nil || *e.Applied {
-				maybe = append(maybe, e.ID)
+	for _, h := range byID.heads {
+		id := r.Effects[h].identity()
+		maybe := 0
+		for i := h; i >= 0; i = byID.next[i] {
+			if e := &r.Effects[i]; e.Applied == nil || *e.Applied {
+				maybe++
 			}
-			if e.Key == "" {
-				fs = append(fs, Failure{Reason: fmt.Sprintf("irreversible effect %s sent without an idempotency key", id), Events: []string{e.ID}})
+			if r.Effects[i].Key == "" {
+				fs = append(fs, Failure{Reason: fmt.Sprintf("irreversible effect %s sent without an idempotency key", id), Events: []string{r.Effects[i].ID}})
 			}
 		}
-		if len(maybe) > 1 {
-			fs = append(fs, Failure{Reason: fmt.Sprintf("irreversible effect %s applied (or not shown deduplicated) %d times", id, len(maybe)), Events: maybe})
+		if maybe > 1 {
+			evs := make([]string, 0, maybe)
+			for i := h; i >= 0; i = byID.next[i] {
+				if e := &r.Effects[i]; e.Applied == nil || *e.Applied {
+					evs = append(evs, e.ID)
+				}
+			}
+			fs = append(fs, Failure{Reason: fmt.Sprintf("irreversible effect %s applied (or not shown deduplicated) %d times", id, maybe), Events: evs})
 		}
 	}
-	for _, k := range keys {
+	byKey := group(len(r.Effects), func(i int) (string, bool) {
+		return r.Effects[i].Key, r.Effects[i].Irreversible && r.Effects[i].Key != ""
+	})
+	for _, h := range byKey.heads {
+		alone := true
+		for i := byKey.next[h]; i >= 0 && alone; i = byKey.next[i] {
+			alone = r.Effects[i].identity() == r.Effects[h].identity()
+		}
+		if alone {
+			continue
+		}
 		var idents, evs []string
-		for _, e := range byKey[k] {
-			if !slices.Contains(idents, e.identity()) {
+		for i := h; i >= 0; i = byKey.next[i] {
+			if e := &r.Effects[i]; !slices.Contains(idents, e.identity()) {
 				idents = append(idents, e.identity())
 			}
-			evs = append(evs, e.ID)
+			evs = append(evs, r.Effects[i].ID)
 		}
 		if len(idents) > 1 {
-			fs = append(fs, Failure{Reason: fmt.Sprintf("idempotency key %s reused for different effects (%s)", k, strings.Join(idents, ", ")), Events: evs})
+			fs = append(fs, Failure{Reason: fmt.Sprintf("idempotency key %s reused for different effects (%s)", r.Effects[h].Key, strings.Join(idents, ", ")), Events: evs})
 		}
 	}
 	return fs, ""

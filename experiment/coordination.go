@@ -10,11 +10,12 @@ import (
 // observeCoordination derives the coordination record of an observation
 // run from its trace (a view of the trace: no design reads it and the
 // build's class plays no part) and returns its verdict on each dimension,
-// in [coordination.AllDimensions] order.
-func observeCoordination(m mission.Mission, item, build string, sc *mission.Scenario, run *mission.Run, success bool) ([]coordination.Verdict, error) {
-	rec, err := deriveRecord(m, item, build, sc, run, success)
+// in [coordination.AllDimensions] order. The plan's deriver remembers what
+// recurs from run to run; the record is scored and dropped.
+func (pl *plan) observeCoordination(item, build string, sc *mission.Scenario, run *mission.Run, success bool) ([]coordination.Verdict, error) {
+	rec, err := pl.coord.Derive(source(pl.mission, item, build, sc, run, success))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("coordination: %w", err)
 	}
 	s := coordination.ScoreRecord(rec)
 	out := make([]coordination.Verdict, len(s.Dimensions))
@@ -24,14 +25,19 @@ func observeCoordination(m mission.Mission, item, build string, sc *mission.Scen
 	return out, nil
 }
 
-// deriveRecord derives an observation run's coordination record.
+// deriveRecord derives an observation run's coordination record, sharing
+// nothing with other records.
 func deriveRecord(m mission.Mission, item, build string, sc *mission.Scenario, run *mission.Run, success bool) (*coordination.Record, error) {
-	rec, err := coordination.Derive(coordination.Source{Trial: item, System: build, Mission: m, Scenario: sc,
-		Trace: run.Trace, Cost: run.Cost, Success: &success})
+	rec, err := coordination.Derive(source(m, item, build, sc, run, success))
 	if err != nil {
 		return nil, fmt.Errorf("coordination: %w", err)
 	}
 	return rec, nil
+}
+
+// source is what an observation run gives the derivation.
+func source(m mission.Mission, item, build string, sc *mission.Scenario, run *mission.Run, success bool) coordination.Source {
+	return coordination.Source{Trial: item, System: build, Mission: m, Scenario: sc, Trace: run.Trace, Cost: run.Cost, Success: &success}
 }
 
 // coordinationShift is where an observation run's coordination verdicts

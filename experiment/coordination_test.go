@@ -3,6 +3,7 @@ package experiment
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -101,5 +102,47 @@ func TestReplayCoordination(t *testing.T) {
 	}
 	if design.Coordination != nil {
 		t.Error("a design item got a coordination record")
+	}
+}
+
+// TestSweepCoordinationDerivedAlone: the verdicts a sweep stores, derived
+// with the plan's one coordination.Deriver (which remembers hand-offs from
+// run to run, on two workers), are those of each observation run's
+// record derived alone, as replay derives it, for every observation item
+// of a real protocol with mutants.
+func TestSweepCoordinationDerivedAlone(t *testing.T) {
+	st := realStack(t)
+	_, dir, err := runProtocol(t, st, smallProtocol, Options{Workers: 2})
+	finished(t, err)
+	var r reports.Results
+	if err := json.Unmarshal(readFile(t, filepath.Join(dir, ResultsFile)), &r); err != nil {
+		t.Fatal(err)
+	}
+	var builds []string
+	for _, x := range r.Coordination {
+		if !slices.Contains(builds, x.Build) {
+			builds = append(builds, x.Build)
+		}
+	}
+	if len(builds) != 4 {
+		t.Fatalf("coordination rows for builds %v, want the clean build and 3 mutants", builds)
+	}
+	for _, b := range builds {
+		for _, sc := range []string{"S01", "S14", "S25", "S49"} {
+			for trial := 1; trial <= 2; trial++ {
+				item := ItemID(b, ObservationDesign, sc, trial)
+				res, err := st.Replay(dir, item)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var alone []coordination.Verdict
+				for _, d := range coordination.ScoreRecord(res.Coordination).Dimensions {
+					alone = append(alone, d.Verdict)
+				}
+				if diff := cmp.Diff(res.Stored.Coordination, alone); diff != "" {
+					t.Errorf("%s: stored verdicts (-sweep +alone):\n%s", item, diff)
+				}
+			}
+		}
 	}
 }

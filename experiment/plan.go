@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/baton-lab/baton/contracts"
+	"github.com/baton-lab/baton/coordination"
 	"github.com/baton-lab/baton/designs"
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/reports"
@@ -47,6 +48,8 @@ type plan struct {
 
 	// cores are the agents played by a model (models.go).
 	cores *coreSet
+	// coord derives the observation runs' coordination records.
+	coord *coordination.Deriver
 
 	buildIdx, scenarioIdx, designIdx map[string]int
 }
@@ -119,7 +122,7 @@ func TrialSeed(master uint64, scenario string, trial int) uint64 {
 // folder, or a run folder's copies). Errors name the protocol's file, line
 // and field.
 func resolve(p *Protocol, st *Stack, path func(string) string) (*plan, error) {
-	pl := &plan{proto: p, stack: st, level: p.Level(), env: p.Env(), trials: p.Trials, seed: p.Seed}
+	pl := &plan{proto: p, stack: st, level: p.Level(), env: p.Env(), trials: p.Trials, seed: p.Seed, coord: coordination.NewDeriver()}
 	if err := st.check(); err != nil {
 		return nil, err
 	}
