@@ -240,7 +240,7 @@ func itemRows(tb testing.TB, runDir, where string) []string {
 	if len(items) == 0 {
 		tb.Fatalf("%s: no items where %s", runDir, where)
 	}
-	return append(items, queryRows(tb, runDir, `SELECT f.item_id, f.seq, f.rule, f.message, f.location, f.evidence FROM findings f JOIN items i ON i.id = f.item_id WHERE `+where+` ORDER BY f.item_id, f.seq`)...)
+	return append(items, queryRows(tb, runDir, `SELECT f.item_id, f.seq, f.rule, f.message, f.location, f.evidence FROM findings f WHERE f.item_id IN (SELECT id FROM items i WHERE `+where+`) ORDER BY f.item_id, f.seq`)...)
 }
 
 // queryRows returns the rows of one query on a run's store, as the
