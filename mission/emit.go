@@ -75,7 +75,7 @@ func (r *runner) emit(k int, item string, result Result, seq int) (outgoing, err
 	payload.parent, payload.epoch = msg, msg.epoch
 	r.seams.Emit(e, msg)
 	r.cost.Emits++
-	raw := r.enc.Encode(msg)
+	raw := r.marshal(msg)
 	return outgoing{edge: e, item: item, msg: msg, raw: raw}, nil
 }
 
