@@ -68,6 +68,8 @@ type runner struct {
 	enc *jsontext.Encoder
 	// bytes holds the encodings the run made (see marshal).
 	bytes arena
+	// itemAny is the item of the last message emitted, boxed (boxItem).
+	itemAny any
 	// answer, when set, answers the tool calls of a core played outside
 	// any run ([PlayOutside]) in place of the tool box and sandbox.
 	answer Answer
