@@ -47,6 +47,26 @@ func TestAppendCompactJSONL(t *testing.T) {
 			}
 		})
 	}
+	// One trace of them all, and wire bytes valid, then invalid of the
+	// same length, then valid again: each is taken as it is.
+	tr := &Trace{}
+	for _, tc := range hashCases {
+		tr.Events = append(tr.Events, tc.ev)
+	}
+	for _, raw := range []string{`{"a":"xy"}`, `{"a":"xy"}`, "{\"a\":\"x\xff\"}", `{"a":"xy"}`, "{\"a\":\"x\xff\"}"} {
+		tr.Events = append(tr.Events, Event{Kind: EventSent, Raw: raw}, Event{Kind: EventReceived, Raw: raw})
+	}
+	jsonl, err := tr.MarshalJSONL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := AppendCompactJSONL(nil, jsonl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := tr.AppendCompact(nil); !bytes.Equal(want, got) {
+		t.Errorf("one trace: from JSON Lines %q\nfrom the trace  %q", got, want)
+	}
 }
 
 // A file of several runs, each introduced by its {"run":...} line.
