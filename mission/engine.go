@@ -148,7 +148,7 @@ type tables struct {
 	// what varies per message: per edge its name, kind and receiver, and
 	// the schema version.
 	nameAny, kindAny, toAny []any
-	versionAny       any
+	versionAny              any
 }
 
 func compile(d Definition) *tables {
