@@ -113,11 +113,45 @@ func (s *stopPoint) at(agent Agent, item string) bool {
 // dayStart returns the scenario's day at 09:00 UTC, or sandbox.Epoch.
 func dayStart(sc *Scenario) (time.Time, string) {
 	if sc != nil && sc.Day != "" {
-		if t, err := time.Parse(time.DateOnly, sc.Day); err == nil {
+		if t, ok := parseDate(sc.Day); ok {
 			return t.Add(9 * time.Hour), sc.Day
 		}
 	}
-	return sandbox.Epoch, sandbox.Epoch.Format(time.DateOnly)
+	return sandbox.Epoch, epochDay
+}
+
+var epochDay = sandbox.Epoch.Format(time.DateOnly)
+
+// parseDate reads a date as time.Parse(time.DateOnly, s) does, without
+// its layout interpreter for the usual YYYY-MM-DD (every run reads its
+// scenario's day).
+func parseDate(s string) (time.Time, bool) {
+	if len(s) == len(time.DateOnly) && s[4] == '-' && s[7] == '-' {
+		y, ok1 := digits(s[0:4])
+		m, ok2 := digits(s[5:7])
+		d, ok3 := digits(s[8:10])
+		if ok1 && ok2 && ok3 {
+			t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
+			if t.Year() == y && int(t.Month()) == m && t.Day() == d {
+				return t, true
+			}
+		}
+	}
+	t, err := time.Parse(time.DateOnly, s)
+	return t, err == nil
+}
+
+// digits reads s, ASCII digits only, as a number.
+func digits(s string) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = 10*n + int(c-'0')
+	}
+	return n, true
 }
 
 // newRunner returns a runner over a fresh sandbox holding initial, sized for
