@@ -1,7 +1,6 @@
 package mission
 
 import (
-	"bytes"
 	"context"
 	"time"
 
@@ -66,8 +65,6 @@ type runner struct {
 	aloneCalls []ToolCall
 	// enc encodes wire messages and trace payloads; release hands it back.
 	enc *jsontext.Encoder
-	// bytes holds the encodings the run made (see marshal).
-	bytes arena
 	// itemAny is the item of the last message emitted, boxed (boxItem).
 	itemAny any
 	// answer, when set, answers the tool calls of a core played outside
@@ -378,36 +375,5 @@ func (r *runner) finish(oracle *Oracle) {
 }
 
 // marshal encodes a decoded JSON value (or a Handoff) for the trace and
-// the wire, in the run's own arena.
-func (r *runner) marshal(v any) []byte { return r.bytes.copy(r.enc.Scratch(v)) }
-
-// arena hands out copies of byte slices from chunks it allocates: a run
-// encodes a few dozen values, which as many allocations cost more than
-// writing them. A copy's capacity is its length, so appending to it
-// reallocates, and no chunk is written where a copy was handed out. A
-// chunk lives as long as any copy in it, so the arena belongs to one run
-// and its chunks grow with the run (from arenaFirst to arenaMax bytes).
-type arena struct {
-	free []byte // the current chunk: its spare capacity is free
-}
-
-const (
-	arenaFirst = 1 << 10
-	arenaMax   = 8 << 10
-)
-
-// copy returns a copy of b in the arena.
-func (a *arena) copy(b []byte) []byte {
-	if len(b) > cap(a.free)-len(a.free) {
-		n := min(max(2*cap(a.free), arenaFirst), arenaMax)
-		if len(b) > n/2 {
-			// An encoding this large gets a chunk of its own: a new
-			// chunk for it would leave the current one mostly unused.
-			return bytes.Clone(b)
-		}
-		a.free = make([]byte, 0, n)
-	}
-	start := len(a.free)
-	a.free = append(a.free, b...)
-	return a.free[start:len(a.free):len(a.free)]
-}
+// the wire.
+func (r *runner) marshal(v any) []byte { return r.enc.Encode(v) }

@@ -84,14 +84,9 @@ func PutEncoder(e *Encoder) {
 }
 
 // Encode returns a fresh copy of v's encoding.
-func (e *Encoder) Encode(v any) []byte { return slices.Clone(e.Scratch(v)) }
-
-// Scratch returns v's encoding in the encoder's scratch buffer, valid
-// until the encoder writes again: for a caller that copies it where it
-// keeps it.
-func (e *Encoder) Scratch(v any) []byte {
+func (e *Encoder) Encode(v any) []byte {
 	e.buf = e.Value(e.buf[:0], v)
-	return e.buf
+	return slices.Clone(e.buf)
 }
 
 // Lossy reports whether a value written since the encoder was taken from
