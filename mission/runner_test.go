@@ -1,6 +1,7 @@
 package mission
 
 import (
+	"strconv"
 	"testing"
 	"time"
 )
@@ -31,4 +32,27 @@ func FuzzParseDate(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) { checkParseDate(t, s) })
+}
+
+// The transport finds every key delivered before, in its list and past
+// it, and only those.
+func TestTransportDeliveredBefore(t *testing.T) {
+	var tr transport
+	key := func(i int) dedupKey {
+		return dedupKey{edge: Edge{From: "a", To: Agent("b" + strconv.Itoa(i%3))}, key: "k" + strconv.Itoa(i)}
+	}
+	for i := range 3 * seenList {
+		if tr.deliveredBefore(key(i)) {
+			t.Fatalf("key %d: delivered before, the first time", i)
+		}
+		for j := range i + 1 {
+			if !tr.deliveredBefore(key(j)) {
+				t.Fatalf("after %d keys: key %d not delivered before", i+1, j)
+			}
+		}
+		// Key 0's key on another edge, once each time.
+		if other := (dedupKey{edge: Edge{From: "a", To: Agent("c" + strconv.Itoa(i))}, key: "k0"}); tr.deliveredBefore(other) {
+			t.Fatalf("after %d keys: key 0 on another edge delivered before", i+1)
+		}
+	}
 }
