@@ -191,8 +191,8 @@ func checkShapes(tb testing.TB, objs []map[string]any) {
 // encoding/json writes them, whatever shapes the Encoder remembers.
 func TestEncoderShapesMatchStd(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
-	for range 12 {
-		data := make([]byte, 2000)
+	for range 4 {
+		data := make([]byte, 1000)
 		for i := range data {
 			data[i] = byte(rnd.Uint32())
 		}
@@ -204,7 +204,7 @@ func TestEncoderShapesMatchStd(t *testing.T) {
 			base[i][0] = byte(rnd.IntN(81))
 		}
 		var seq []byte
-		for range 60 {
+		for range 30 {
 			s := slices.Clone(base[rnd.IntN(len(base))])
 			if rnd.IntN(3) == 0 {
 				s[1+rnd.IntN(80)] = byte(rnd.Uint32())
