@@ -19,10 +19,26 @@ type transport struct {
 	seen    []dedupKey
 	seenMap map[dedupKey]struct{}
 	seqs    []seqCount
-	// The first few entries live in the transport itself.
-	queue0 [4]delivery
-	seen0  [8]dedupKey
-	seqs0  [8]seqCount
+	// The first few sequence counters live in the transport itself (a
+	// core run alone counts its messages too), the first deliveries and
+	// keys in the spare it allocates at the first message it delivers.
+	seqs0 [4]seqCount
+	spare *transportSpare
+}
+
+// transportSpare is the transport's first queue and list of keys, in one
+// allocation.
+type transportSpare struct {
+	queue [8]delivery
+	seen  [8]dedupKey
+}
+
+// start gives t its spare, where it has none yet.
+func (t *transport) start() {
+	if t.spare == nil {
+		t.spare = new(transportSpare)
+		t.queue, t.seen = t.spare.queue[:0], t.spare.seen[:0]
+	}
 }
 
 // seenList is the most keys the transport looks up in a list.
@@ -44,9 +60,6 @@ func (t *transport) deliveredBefore(k dedupKey) bool {
 		}
 	}
 	if len(t.seen) < seenList {
-		if t.seen == nil {
-			t.seen = t.seen0[:0]
-		}
 		t.seen = append(t.seen, k)
 		return false
 	}
@@ -176,9 +189,7 @@ func (r *runner) post(out *outgoing) {
 		copies = 2
 		r.redelivered = append(r.redelivered, name+":"+out.item)
 	}
-	if r.transport.queue == nil {
-		r.transport.queue = r.transport.queue0[:0]
-	}
+	r.transport.start()
 	for c := 0; c < copies; c++ {
 		for _, o := range owners {
 			r.transport.queue = append(r.transport.queue, delivery{sent: e, to: o, item: out.item, key: key, raw: out.raw, str: raw})
