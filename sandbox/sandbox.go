@@ -30,6 +30,7 @@ type Sandbox struct {
 	idem    []map[string]Result // per write tool: key -> first result
 	next    []int               // last id number issued per record kind
 	fired   []Fired
+	memo    []any // per tool: its handler's memo, kept through recycling (see Tx.Memo)
 	tx      Tx
 	seenFn  func(kind int, id string) // s.seen, bound once
 	free    bool                      // recycled: in the pool, not to be recycled again
@@ -54,6 +55,7 @@ func newSandbox(reg *Registry) *Sandbox {
 	s.rates = make([][numDrawn]float64, len(reg.tools))
 	s.idem = make([]map[string]Result, len(reg.tools))
 	s.next = make([]int, len(reg.kinds))
+	s.memo = make([]any, len(reg.tools))
 	s.seenFn = s.seen
 	return s
 }
@@ -93,7 +95,8 @@ func (s *Sandbox) Recycle() {
 }
 
 // empty drops everything a run left in s: its records, log, idempotency
-// keys, id counters, faults, dice and clock.
+// keys, id counters, faults, dice and clock. The handlers' memos stay: a
+// handler checks its memo against the records (see [Tx.Memo]).
 func (s *Sandbox) empty() {
 	s.st.Records.Reset()
 	s.st.Log = Emptied(s.st.Log)
@@ -180,7 +183,7 @@ func (s *Sandbox) apply(t int, item string, args Args) (Result, string, *Error) 
 	if e := tl.Args.Check(args); e != nil {
 		return nil, "", e
 	}
-	s.tx.Item, s.tx.kind = item, s.reg.kindOf[t]
+	s.tx.Item, s.tx.kind, s.tx.tool = item, s.reg.kindOf[t], t
 	return tl.Handler(&s.tx, args)
 }
 
