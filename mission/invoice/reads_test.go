@@ -142,3 +142,17 @@ func sameMap(a, b sandbox.Result) bool {
 	delete(a, "\x00probe")
 	return same
 }
+
+// TestValuesAsRead checks that strValue and floatValue hold what str and a
+// float64 assertion read, for every kind of decoded value.
+func TestValuesAsRead(t *testing.T) {
+	for _, v := range []any{nil, "", "EUR", 0.0, math.Copysign(0, -1), 1.5, true, []any{"x"}, map[string]any{}, json.Number("2")} {
+		if got := strValue(v); got != any(str(v)) {
+			t.Errorf("strValue(%#v) = %#v, want %#v", v, got, str(v))
+		}
+		f, _ := v.(float64)
+		if got, ok := floatValue(v).(float64); !ok || math.Float64bits(got) != math.Float64bits(f) {
+			t.Errorf("floatValue(%#v) = %#v, want %#v", v, got, f)
+		}
+	}
+}
