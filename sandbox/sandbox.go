@@ -27,6 +27,7 @@ type Sandbox struct {
 	latency time.Duration
 	rates   [][numDrawn]float64 // per tool
 	pre     []drawPrefixes      // per tool: its fault draws' key prefixes (made at the first draw)
+	preSeed uint64              // the seed of the dice pre was drawn with
 	idem    []map[string]Result // per write tool: key -> first result
 	next    []int               // last id number issued per record kind
 	fired   []Fired
@@ -67,7 +68,10 @@ func (s *Sandbox) reset(initial *State, cfg Config, dice Dice, clock *Clock) {
 	}
 	s.dice, s.clock, s.latency, s.free = dice, clock, cfg.Latency, false
 	s.reg.compileRates(s.rates, cfg.Faults)
-	clear(s.pre) // keyed by the dice's seed
+	if seed := dice.Seed(); seed != s.preSeed {
+		clear(s.pre) // the prefixes start from the seed: a run of the same trial keeps them
+		s.preSeed = seed
+	}
 	if s.latency <= 0 {
 		s.latency = DefaultLatency
 	}
