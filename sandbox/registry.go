@@ -71,7 +71,12 @@ func (tx *Tx) NewID() string { return tx.s.newID(tx.kind) }
 // check that what it kept still matches the records before it reuses it.
 // A result reused this way is shared by every call that returns it, which
 // callers must not modify anyway (see [Sandbox.Call]).
-func (tx *Tx) Memo() *any { return &tx.s.memo[tx.tool] }
+func (tx *Tx) Memo() *any {
+	if tx.s.memo == nil {
+		tx.s.memo = make([]any, len(tx.s.reg.tools))
+	}
+	return &tx.s.memo[tx.tool]
+}
 
 // RecordKind is one kind of record whose ids the engine issues.
 type RecordKind struct {

@@ -31,7 +31,7 @@ type Sandbox struct {
 	idem    []map[string]Result // per write tool: key -> first result
 	next    []int               // last id number issued per record kind
 	fired   []Fired
-	memo    []any // per tool: its handler's memo, kept through recycling (see Tx.Memo)
+	memo    []any // per tool: its handler's memo, kept through recycling (see Tx.Memo); made at the first
 	tx      Tx
 	seenFn  func(kind int, id string) // s.seen, bound once
 	free    bool                      // recycled: in the pool, not to be recycled again
@@ -56,7 +56,6 @@ func newSandbox(reg *Registry) *Sandbox {
 	s.rates = make([][numDrawn]float64, len(reg.tools))
 	s.idem = make([]map[string]Result, len(reg.tools))
 	s.next = make([]int, len(reg.kinds))
-	s.memo = make([]any, len(reg.tools))
 	s.seenFn = s.seen
 	return s
 }
