@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/baton-lab/baton/designs"
 	"github.com/baton-lab/baton/internal/jsontext"
@@ -182,6 +183,48 @@ type writer struct {
 	// order and sorted are the buffers of [writer.sortByOrd].
 	order  []int32
 	sorted []row
+	// stored are the traces whose bytes this writer has stored, which the
+	// sweep's workers need not compress again.
+	stored *storedTraces
+}
+
+// storedTraces is a set of trace hashes whose bytes a writer has stored,
+// shared with the workers that feed it: a worker compresses a kept trace's
+// bytes only when the store may lack them (about two thirds of the
+// compressions of a default run were of traces stored already). The
+// writer adds a hash once the bytes are in the batch it commits, so a row
+// sent without them after that finds them stored; a failed batch fails
+// the sweep.
+type storedTraces struct {
+	mu sync.RWMutex
+	m  map[string]struct{}
+}
+
+// storedTracesMax bounds the set (some 100 bytes a hash): full, it is
+// emptied, and the workers compress again what it forgot.
+const storedTracesMax = 1 << 16
+
+func newStoredTraces() *storedTraces { return &storedTraces{m: map[string]struct{}{}} }
+
+// has reports whether the bytes of trace sha are stored; a nil set knows
+// of none.
+func (t *storedTraces) has(sha string) bool {
+	if t == nil {
+		return false
+	}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	_, ok := t.m[sha]
+	return ok
+}
+
+func (t *storedTraces) add(sha string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.m) >= storedTracesMax {
+		clear(t.m)
+	}
+	t.m[sha] = struct{}{}
 }
 
 // dictionaries are the writer's maps of what runs.db's dictionary tables
@@ -253,7 +296,8 @@ func (s *store) startWriter(batch int, progress func(n int), observe func(rows [
 		batch = DefaultBatch
 	}
 	s.nm, s.full = nil, false // the dictionaries grow
-	w := &writer{s: s, ch: make(chan []row, writerQueue), batch: batch, progress: progress, observe: observe, done: make(chan struct{})}
+	w := &writer{s: s, ch: make(chan []row, writerQueue), batch: batch, progress: progress, observe: observe, done: make(chan struct{}),
+		stored: newStoredTraces()}
 	go w.loop()
 	return w
 }
@@ -719,6 +763,9 @@ func (w *writer) traceID(tx *sql.Tx, st *stmts, r *row) (int64, error) {
 			if inserted {
 				d.next.trace++
 				d.traces.put(r.traceSHA, ref)
+				if stored {
+					w.stored.add(r.traceSHA)
+				}
 			}
 			return ref.id, err
 		}
@@ -734,6 +781,7 @@ func (w *writer) traceID(tx *sql.Tx, st *stmts, r *row) (int64, error) {
 		}
 		ref.stored = true
 		d.traces.put(r.traceSHA, ref)
+		w.stored.add(r.traceSHA)
 	}
 	return ref.id, nil
 }

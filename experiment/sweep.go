@@ -350,6 +350,7 @@ func sweepUnits(ctx context.Context, pl *plan, s *store, done bitset, skipped, w
 			defer wg.Done()
 			wk := &sweepWorker{ctx: ctx, pl: pl, done: done, sel: sel, memo: newUnitMemo(!opt.noShare),
 				sample: sample, flagged: !opt.SampleTracesOnly, lines: live != nil}
+			wk.memo.stored = w.stored
 			if sel != nil {
 				wk.probe = sel.newProbe()
 			}
