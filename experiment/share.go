@@ -62,7 +62,7 @@ type unitMemo struct {
 
 	trace, end []byte       // an integrated run's trace and end state while hashing
 	zw         *gzip.Writer // nil until a trace is compressed
-	// stored are the traces whose bytes the store holds already (nil:
+	// stored are the traces whose bytes the writer has been handed (nil:
 	// none known), which attachTrace does not compress.
 	stored *storedTraces
 

@@ -183,18 +183,23 @@ type writer struct {
 	// order and sorted are the buffers of [writer.sortByOrd].
 	order  []int32
 	sorted []row
-	// stored are the traces whose bytes this writer has stored, which the
-	// sweep's workers need not compress again.
+	// stored are the traces whose bytes this writer has been handed,
+	// which the sweep's workers need not compress again.
 	stored *storedTraces
 }
 
-// storedTraces is a set of trace hashes whose bytes a writer has stored,
-// shared with the workers that feed it: a worker compresses a kept trace's
-// bytes only when the store may lack them (about two thirds of the
-// compressions of a default run were of traces stored already). The
-// writer adds a hash once the bytes are in the batch it commits, so a row
-// sent without them after that finds them stored; a failed batch fails
-// the sweep.
+// storedTraces is a set of trace hashes whose bytes a writer has been
+// handed, shared with the workers that feed it: a worker compresses a kept
+// trace's bytes only when the store may lack them (about two thirds of
+// the compressions of a default run were of traces handed over already).
+// The writer adds a hash when it receives the row that carries the bytes,
+// so a row sent without them after that is stored in the same batch or a
+// later one: when it comes first in key order, the trace's row is
+// inserted with the hash alone and given its bytes by the other, as when
+// an item that keeps only the hash precedes one that keeps the bytes. The
+// rows are the same as if every row carried the bytes. (An interrupted
+// sweep may commit the first and not the other, whose item a resume runs
+// again with the bytes.)
 type storedTraces struct {
 	mu sync.RWMutex
 	m  map[string]struct{}
@@ -407,6 +412,11 @@ func (w *writer) loop() {
 		if w.observe != nil {
 			if w.err = w.observe(rows); w.err != nil {
 				continue
+			}
+		}
+		for i := range rows {
+			if rows[i].traceGZ != nil {
+				w.stored.add(rows[i].traceSHA)
 			}
 		}
 		pending = append(pending, rows...)
@@ -763,9 +773,6 @@ func (w *writer) traceID(tx *sql.Tx, st *stmts, r *row) (int64, error) {
 			if inserted {
 				d.next.trace++
 				d.traces.put(r.traceSHA, ref)
-				if stored {
-					w.stored.add(r.traceSHA)
-				}
 			}
 			return ref.id, err
 		}
@@ -781,7 +788,6 @@ func (w *writer) traceID(tx *sql.Tx, st *stmts, r *row) (int64, error) {
 		}
 		ref.stored = true
 		d.traces.put(r.traceSHA, ref)
-		w.stored.add(r.traceSHA)
 	}
 	return ref.id, nil
 }
