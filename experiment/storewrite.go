@@ -190,8 +190,9 @@ type writer struct {
 
 // storedTraces is a set of trace hashes whose bytes a writer has been
 // handed, shared with the workers that feed it: a worker compresses a kept
-// trace's bytes only when the store may lack them (about two thirds of
-// the compressions of a default run were of traces handed over already).
+// trace's bytes only when the store may lack them (403 of the 2,422
+// trace compressions of the default run with designs A, B and C were of
+// traces handed over already).
 // The writer adds a hash when it receives the row that carries the bytes,
 // so a row sent without them after that is stored in the same batch or a
 // later one: when it comes first in key order, the trace's row is
