@@ -211,7 +211,7 @@ func TestWriterStoresBytesSentLater(t *testing.T) {
 				u := pl.unitAt(ord / 4)
 				design := []string{"", "A", "B", "C"}[ord%4]
 				r := row{ord: ord, id: ItemID(pl.builds[0].Info.ID, design, pl.scenarios[0].ID, u.trial),
-					item: reports.Item{Build: pl.builds[0].Info.ID, Design: design, Scenario: pl.scenarios[0].ID, Trial: u.trial, TraceHash: "0b67e8184f6f3491"},
+					item:     reports.Item{Build: pl.builds[0].Info.ID, Design: design, Scenario: pl.scenarios[0].ID, Trial: u.trial, TraceHash: "0b67e8184f6f3491"},
 					traceSHA: "5ca1ab1e5ca1ab1e", traceLen: 40}
 				if withBytes {
 					r.traceGZ = gz
