@@ -8,11 +8,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// mistakesPlan is the default protocol's plan at the given trials, its
-// goldens recorded.
-func mistakesPlan(tb testing.TB, trials int) *plan {
+// preparedPlan is the plan of a protocol on the real stack, its goldens
+// recorded.
+func preparedPlan(tb testing.TB, protocol string) *plan {
 	tb.Helper()
-	p, err := ParseProtocol(fmt.Appendf(nil, "name: mistakes\ntrials: %d\n", trials), "p.yaml", "", testMissions())
+	p, err := ParseProtocol([]byte(protocol), "p.yaml", "", testMissions())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -24,6 +24,12 @@ func mistakesPlan(tb testing.TB, trials int) *plan {
 		tb.Fatal(err)
 	}
 	return pl
+}
+
+// mistakesPlan is the default protocol's plan at the given trials.
+func mistakesPlan(tb testing.TB, trials int) *plan {
+	tb.Helper()
+	return preparedPlan(tb, fmt.Sprintf("name: mistakes\ntrials: %d\n", trials))
 }
 
 // TestMistakesWhateverTheWorkers: the mistakes observed are the same
