@@ -62,6 +62,9 @@ type unitMemo struct {
 
 	trace, end []byte       // an integrated run's trace and end state while hashing
 	zw         *gzip.Writer // nil until a trace is compressed
+	// stored are the traces whose bytes the writer has been handed (nil:
+	// none known), which attachTrace does not compress.
+	stored *storedTraces
 
 	// arena holds the unit's serialised traces (see marshal): it is
 	// emptied, not freed, between units, since nothing a row holds points
