@@ -68,7 +68,7 @@ func (pl *plan) evaluate(ctx context.Context, u unit, slot int, memo *unitMemo) 
 			return nil, fmt.Errorf("item %s: mission run returned no trace or end state", id)
 		}
 		it.Cost = run.Cost
-		it.Success = len(pl.mission.Check(sc, run.End)) == 0
+		it.Success = len(im.Check(sc, run.End)) == 0
 		if it.TraceHash, it.EndHash, err = runHashes(run.Trace, run.End, memo); err != nil {
 			return nil, fmt.Errorf("item %s: %w", id, err)
 		}
