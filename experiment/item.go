@@ -80,6 +80,7 @@ func (pl *plan) evaluate(ctx context.Context, u unit, slot int, memo *unitMemo) 
 		v, err := pl.designs[slot-1].Evaluate(designs.Input{
 			Ctx: ctx, Mission: im, Build: build, Scenario: sc, Seed: seed, Env: pl.env,
 			Contracts: pl.checker, Level: pl.level, Inputs: pl.proto.DesignAInputs, Golden: pl.goldenOf(u.build, u.scenario),
+			Scorecards: memo.cards(),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("item %s: %w", id, err)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/baton-lab/baton/designs"
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/mission/modelcore"
 	"github.com/baton-lab/baton/sandbox"
@@ -91,6 +92,16 @@ type unitMemo struct {
 	// ran and served count the unit's runs executed and its core runs
 	// served from the twin.
 	ran, served int
+	// scorecards are the unit's designs' scorecards of its core runs.
+	scorecards designs.Scorecards
+}
+
+// cards returns the unit's scorecards; none without a memo.
+func (m *unitMemo) cards() *designs.Scorecards {
+	if m == nil {
+		return nil
+	}
+	return &m.scorecards
 }
 
 func newUnitMemo(share bool) *unitMemo {
@@ -102,6 +113,7 @@ func newUnitMemo(share bool) *unitMemo {
 func (m *unitMemo) reset() {
 	m.run = nil
 	m.twin, m.ran, m.served = nil, 0, 0
+	m.scorecards.Reset()
 	clear(m.cores)
 	clear(m.jsonl)
 	clear(m.kept)
