@@ -81,3 +81,44 @@ func TestScorecardsAsScored(t *testing.T) {
 		t.Error("no design found anything: nothing compared")
 	}
 }
+
+// BenchmarkScorecards evaluates designs A and C on one unit of each of
+// eight scenarios, the core runs shared as a sweep's unit shares them:
+// "alone" scores every core run in each design, "shared" with the unit's
+// scorecards (C reads A's). One op is the eight units.
+func BenchmarkScorecards(b *testing.B) {
+	var ds []Design
+	for _, id := range []string{"A", "C"} {
+		d, err := Lookup(id)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, d)
+	}
+	build := mission.NewBuild(hook{emit: dropField("intake->action", "currency")}, nil)
+	scs := scenarios(b)[:8]
+	for _, bm := range []struct {
+		name  string
+		cards *Scorecards
+	}{{"alone", nil}, {"shared", &Scorecards{}}} {
+		b.Run(bm.name, func(b *testing.B) {
+			// The units' core runs, executed once: the benchmark measures
+			// the designs' scoring, not the mission.
+			ins := make([]Input, len(scs))
+			for i, sc := range scs {
+				ins[i] = testInput(b, sc, &sharingMission{Mission: invoice.New(), runs: map[string]*mission.CoreRun{}})
+				ins[i].Build, ins[i].Scorecards = build, bm.cards
+				ins[i].Contracts = ins[0].Contracts
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, in := range ins {
+					for _, d := range ds {
+						evaluate(b, d, in)
+					}
+					bm.cards.Reset()
+				}
+			}
+		})
+	}
+}

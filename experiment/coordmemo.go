@@ -12,15 +12,19 @@ import (
 
 // verdictMemo remembers the coordination verdicts of recent observation
 // runs. A run's verdicts are a function of its trace, scenario, cost and
-// success alone (its item and build only name the record), and most
+// success alone (its item and build only name the record), and many
 // trials of a scenario in a build run alike: on the invoice protocol with
 // designs A, B and C, 11,489 of 22,778 executed observation runs have a
 // distinct run hash, 13,661 within their build and scenario.
 //
-// The run hash only finds a candidate: a candidate is used when its
-// scenario, cost, success and events (field by field, raw JSON byte by
-// byte) are the run's, so a verdict from the memo is the one derivation
-// gives. The memo holds at most verdictMemoBytes of events, forgetting
+// A run is remembered the second time its hash comes (the first only
+// marks the hash seen): most runs come once, and copying every run's
+// events would cost more than the derivations the memo saves. The run
+// hash only finds a candidate: a candidate is used when its scenario,
+// cost, success and events (field by field, raw JSON byte by byte) are
+// the run's, so a verdict from the memo is the one derivation gives. On
+// that protocol the memo finds 7,157 runs (31%; remembering every run at
+// first sight would find 8,849 for six times the bytes copied). The memo holds at most verdictMemoBytes of events, forgetting
 // everything when full; what recurs is recent (a unit's trials are
 // consecutive). Safe for concurrent use; the zero value is empty and ready.
 type verdictMemo struct {
@@ -56,15 +60,22 @@ func (vm *verdictMemo) verdicts(hash string, sc *mission.Scenario, run *mission.
 	vm.mu.Lock()
 	e := vm.m[hash]
 	vm.mu.Unlock()
-	if e != nil && e.sc == sc && e.cost == run.Cost && e.success == success && sameEvents(e.events, run.Trace.Events) {
+	if e != nil && e.events != nil && e.sc == sc && e.cost == run.Cost && e.success == success && sameEvents(e.events, run.Trace.Events) {
 		return slices.Clone(e.verdicts), nil
 	}
 	vs, err := score()
 	if err != nil {
 		return nil, err
 	}
-	events, size := ownEvents(run.Trace.Events)
-	vm.keep(hash, &verdictEntry{sc: sc, cost: run.Cost, success: success, events: events, size: size, verdicts: slices.Clone(vs)})
+	switch {
+	case e == nil:
+		// Most runs are seen once: remember only that the hash was seen,
+		// and copy a run's events the second time its hash comes.
+		vm.keep(hash, &verdictEntry{size: len(hash) + int(unsafe.Sizeof(verdictEntry{}))})
+	case e.events == nil:
+		events, size := ownEvents(run.Trace.Events)
+		vm.keep(hash, &verdictEntry{sc: sc, cost: run.Cost, success: success, events: events, size: size, verdicts: slices.Clone(vs)})
+	}
 	return vs, nil
 }
 
