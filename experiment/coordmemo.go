@@ -13,7 +13,7 @@ import (
 // verdictMemo remembers the coordination verdicts of recent observation
 // runs. A run's verdicts are a function of its trace, scenario, cost and
 // success alone (its item and build only name the record), and many
-// trials of a scenario in a build run alike: on the invoice protocol with
+// trials of a scenario in a build run alike: on the first mission's default protocol with
 // designs A, B and C, 11,489 of 22,778 executed observation runs have a
 // distinct run hash, 13,661 within their build and scenario.
 //
