@@ -13,9 +13,10 @@ import (
 // verdictMemo remembers the coordination verdicts of recent observation
 // runs. A run's verdicts are a function of its trace, scenario, cost and
 // success alone (its item and build only name the record), and many
-// trials of a scenario in a build run alike: on the first mission's default protocol with
-// designs A, B and C, 11,489 of 22,778 executed observation runs have a
-// distinct run hash, 13,661 within their build and scenario.
+// trials of a scenario in a build run alike: on the first mission's
+// default protocol with designs A, B and C, 11,489 of 22,778 executed
+// observation runs have a distinct run hash, 13,661 within their build
+// and scenario.
 //
 // A run is remembered the second time its hash comes (the first only
 // marks the hash seen): most runs come once, and copying every run's
@@ -24,9 +25,11 @@ import (
 // cost, success and events (field by field, raw JSON byte by byte) are
 // the run's, so a verdict from the memo is the one derivation gives. On
 // that protocol the memo finds 7,157 runs (31%); remembering every run at
-// first sight finds 8,849 but copies the events of all 13,929 others. The memo holds at most verdictMemoBytes of events, forgetting
+// first sight finds 8,849 but copies the events of all 13,929 others.
+// The memo holds at most verdictMemoBytes of events, forgetting
 // everything when full; what recurs is recent (a unit's trials are
-// consecutive). Safe for concurrent use; the zero value is empty and ready.
+// consecutive). Safe for concurrent use; the zero value is empty and
+// ready.
 type verdictMemo struct {
 	mu   sync.Mutex
 	m    map[string]*verdictEntry
