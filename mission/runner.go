@@ -124,9 +124,9 @@ var epochDay = sandbox.Epoch.Format(time.DateOnly)
 // scenario's day).
 func parseDate(s string) (time.Time, bool) {
 	if len(s) == len(time.DateOnly) && s[4] == '-' && s[7] == '-' {
-		y, ok1 := digits(s[0:4])
-		m, ok2 := digits(s[5:7])
-		d, ok3 := digits(s[8:10])
+		y, ok1 := atoi(s[0:4])
+		m, ok2 := atoi(s[5:7])
+		d, ok3 := atoi(s[8:10])
 		if ok1 && ok2 && ok3 {
 			t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
 			if t.Year() == y && int(t.Month()) == m && t.Day() == d {
@@ -136,19 +136,6 @@ func parseDate(s string) (time.Time, bool) {
 	}
 	t, err := time.Parse(time.DateOnly, s)
 	return t, err == nil
-}
-
-// digits reads s, ASCII digits only, as a number.
-func digits(s string) (int, bool) {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = 10*n + int(c-'0')
-	}
-	return n, true
 }
 
 // newRunner returns a runner over a fresh sandbox holding initial, sized for
