@@ -48,7 +48,9 @@ func (r *runner) emit(k int, item string, result Result, seq int) (outgoing, err
 		}
 	}
 	names := r.t.wire[k]
-	payload := &Message{fields: make([]jsontext.Member, 0, len(names)), own: true}
+	env := new(envelope)
+	payload := &env.payload
+	payload.fields, payload.own = make([]jsontext.Member, 0, len(names)), true
 	for _, name := range names {
 		if v, ok := src[name]; ok {
 			payload.fields = append(payload.fields, jsontext.Member{Key: name, Value: messageValue(v)})
@@ -59,24 +61,46 @@ func (r *runner) emit(k int, item string, result Result, seq int) (outgoing, err
 		owner = r.wrongOwner(k, item)
 	}
 	owner = r.seams.Decide(e.From, RouteDecision, item, owner)
+	env.owners[0] = r.t.toAny[k]
+	if owner != string(e.To) {
+		env.owners[0] = owner
+	}
 	// The envelope's fields in encoding/json's order of a map's keys.
-	msg := &Message{own: true, fields: []jsontext.Member{
+	env.fields = [...]jsontext.Member{
 		{Key: "edge", Value: r.t.nameAny[k]},
 		{Key: "escalation", Value: escalation},
 		{Key: "escalation_ref", Value: ref},
 		{Key: "id", Value: "m-" + item + "-" + name + "-" + strconv.Itoa(seq)},
 		{Key: "idempotency_key", Value: item + ":" + es.Kind},
-		{Key: "item", Value: item},
+		{Key: "item", Value: r.boxItem(item)},
 		{Key: "kind", Value: r.t.kindAny[k]},
-		{Key: "next_owner", Value: []any{owner}},
+		{Key: "next_owner", Value: env.owners[:]},
 		{Key: "payload", Value: payload},
 		{Key: "schema_version", Value: r.t.versionAny},
-	}}
+	}
+	msg := &env.msg
+	msg.fields, msg.own = env.fields[:], true
 	payload.parent, payload.epoch = msg, msg.epoch
 	r.seams.Emit(e, msg)
 	r.cost.Emits++
-	raw := r.enc.Encode(msg)
+	raw := r.marshal(msg)
 	return outgoing{edge: e, item: item, msg: msg, raw: raw}, nil
+}
+
+// envelope is what emit allocates in one piece: the message, its payload
+// (but for the payload's fields), the envelope's fields and its owners.
+type envelope struct {
+	msg, payload Message
+	fields       [10]jsontext.Member // as many as EnvelopeFields
+	owners       [1]any
+}
+
+// boxItem returns item as an any, boxed once for the messages of a turn.
+func (r *runner) boxItem(item string) any {
+	if s, ok := r.itemAny.(string); !ok || s != item {
+		r.itemAny = item
+	}
+	return r.itemAny
 }
 
 // orderViews sorts each view once, in the order encoding/json writes a

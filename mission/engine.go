@@ -145,10 +145,10 @@ type tables struct {
 	box              []int // per agent, its slot among the collecting agents (-1: none)
 	collectors       int
 	// Envelope values boxed once, so that filling an envelope boxes only
-	// what varies per message: per edge its name and kind, and the schema
-	// version.
-	nameAny, kindAny []any
-	versionAny       any
+	// what varies per message: per edge its name, kind and receiver, and
+	// the schema version.
+	nameAny, kindAny, toAny []any
+	versionAny              any
 }
 
 func compile(d Definition) *tables {
@@ -188,6 +188,7 @@ func compile(d Definition) *tables {
 		t.consumes[to] = true
 		edgeNames = append(edgeNames, t.names[f][to])
 		t.nameAny, t.kindAny = append(t.nameAny, t.names[f][to]), append(t.kindAny, e.Kind)
+		t.toAny = append(t.toAny, string(e.To))
 	}
 	t.versionAny = s.SchemaVersion
 	names := slices.Clone(EnvelopeFields)

@@ -65,6 +65,8 @@ type runner struct {
 	aloneCalls []ToolCall
 	// enc encodes wire messages and trace payloads; release hands it back.
 	enc *jsontext.Encoder
+	// itemAny is the item of the last message emitted, boxed (boxItem).
+	itemAny any
 	// answer, when set, answers the tool calls of a core played outside
 	// any run ([PlayOutside]) in place of the tool box and sandbox.
 	answer Answer
@@ -108,11 +110,32 @@ func (s *stopPoint) at(agent Agent, item string) bool {
 // dayStart returns the scenario's day at 09:00 UTC, or sandbox.Epoch.
 func dayStart(sc *Scenario) (time.Time, string) {
 	if sc != nil && sc.Day != "" {
-		if t, err := time.Parse(time.DateOnly, sc.Day); err == nil {
+		if t, ok := parseDate(sc.Day); ok {
 			return t.Add(9 * time.Hour), sc.Day
 		}
 	}
-	return sandbox.Epoch, sandbox.Epoch.Format(time.DateOnly)
+	return sandbox.Epoch, epochDay
+}
+
+var epochDay = sandbox.Epoch.Format(time.DateOnly)
+
+// parseDate reads a date as time.Parse(time.DateOnly, s) does, without
+// its layout interpreter for the usual YYYY-MM-DD (every run reads its
+// scenario's day).
+func parseDate(s string) (time.Time, bool) {
+	if len(s) == len(time.DateOnly) && s[4] == '-' && s[7] == '-' {
+		y, ok1 := atoi(s[0:4])
+		m, ok2 := atoi(s[5:7])
+		d, ok3 := atoi(s[8:10])
+		if ok1 && ok2 && ok3 {
+			t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
+			if t.Year() == y && int(t.Month()) == m && t.Day() == d {
+				return t, true
+			}
+		}
+	}
+	t, err := time.Parse(time.DateOnly, s)
+	return t, err == nil
 }
 
 // newRunner returns a runner over a fresh sandbox holding initial, sized for
@@ -338,5 +361,6 @@ func (r *runner) finish(oracle *Oracle) {
 	oracle.record(r.slips, r.sb.Fired(), r.redelivered)
 }
 
-// marshal encodes a decoded JSON value (or a Handoff) for the trace.
+// marshal encodes a decoded JSON value (or a Handoff) for the trace and
+// the wire.
 func (r *runner) marshal(v any) []byte { return r.enc.Encode(v) }

@@ -22,8 +22,9 @@ import (
 
 // AppendCompact appends the trace's compact encoding to b.
 func (t *Trace) AppendCompact(b []byte) []byte {
+	var wire string // the last wire bytes found valid UTF-8
 	for i := range t.Events {
-		b = appendCompactEvent(b, &t.Events[i])
+		b = appendCompactEvent(b, &t.Events[i], &wire)
 	}
 	return b
 }
@@ -34,7 +35,10 @@ func AppendCompactRun(b []byte, name string) []byte {
 	return appendCompactString(append(b, 'R'), name)
 }
 
-func appendCompactEvent(b []byte, e *Event) []byte {
+// appendCompactEvent appends e's compact encoding. wire is the last wire
+// bytes (e.Raw) of the trace found valid UTF-8: a message's sent,
+// received and dropped events share them, and are checked once.
+func appendCompactEvent(b []byte, e *Event, wire *string) []byte {
 	b = append(b, 'E')
 	b = binary.AppendVarint(b, int64(e.Seq))
 	b = binary.AppendVarint(b, e.At)
@@ -53,7 +57,14 @@ func appendCompactEvent(b []byte, e *Event) []byte {
 	b = binary.AppendVarint(b, int64(e.Attempt))
 	b = appendCompactString(b, e.Effect)
 	b = appendCompactString(b, e.Edge)
-	b = appendCompactString(b, e.Raw)
+	if e.Raw != "" && e.Raw == *wire { // equal pointers compare in constant time
+		b = append(binary.AppendUvarint(b, uint64(len(e.Raw))), e.Raw...)
+	} else {
+		b = appendCompactString(b, e.Raw)
+		if utf8.ValidString(e.Raw) {
+			*wire = e.Raw
+		}
+	}
 	b = appendCompactRaw(b, e.Parsed)
 	b = binary.AppendUvarint(b, uint64(len(e.To)))
 	for _, a := range e.To {
@@ -65,6 +76,9 @@ func appendCompactEvent(b []byte, e *Event) []byte {
 // appendCompactString appends s's length and bytes, invalid UTF-8 replaced
 // by U+FFFD byte by byte as encoding/json writes it.
 func appendCompactString(b []byte, s string) []byte {
+	if s == "" {
+		return append(b, 0)
+	}
 	if utf8.ValidString(s) {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		return append(b, s...)
@@ -102,6 +116,17 @@ func appendCompactRaw(b []byte, raw []byte) []byte {
 // raw back or fails (raw is not JSON). Cheaper than validating raw: the
 // strings, most of a message's bytes, are skipped from quote to quote.
 func noSpaceOutsideStrings(raw []byte) bool {
+	if bytes.IndexByte(raw, ' ') < 0 {
+		// No space at all, and an encoder escapes the other white space
+		// in strings: a few vector scans, not one per string.
+		return bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\t') < 0 && bytes.IndexByte(raw, '\r') < 0 ||
+			quotedSpaceOnly(raw)
+	}
+	return quotedSpaceOnly(raw)
+}
+
+// quotedSpaceOnly is noSpaceOutsideStrings, string by string.
+func quotedSpaceOnly(raw []byte) bool {
 	for i := 0; i < len(raw); i++ {
 		switch raw[i] {
 		case ' ', '\t', '\n', '\r':
@@ -133,6 +158,7 @@ func noSpaceOutsideStrings(raw []byte) bool {
 // the file's order.
 func AppendCompactJSONL(b []byte, jsonl []byte) ([]byte, error) {
 	n := 0
+	var wire string
 	for line := range bytes.Lines(jsonl) {
 		n++
 		line = bytes.TrimRight(line, "\r\n")
@@ -153,7 +179,7 @@ func AppendCompactJSONL(b []byte, jsonl []byte) ([]byte, error) {
 		if err := json.Unmarshal(line, &e); err != nil {
 			return b, fmt.Errorf("trace line %d: %w", n, err)
 		}
-		b = appendCompactEvent(b, &e)
+		b = appendCompactEvent(b, &e, &wire)
 	}
 	return b, nil
 }

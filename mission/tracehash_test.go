@@ -33,19 +33,37 @@ var hashCases = []struct {
 func TestAppendCompactJSONL(t *testing.T) {
 	for _, tc := range hashCases {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := &Trace{Events: []Event{tc.ev, tc.ev}}
-			jsonl, err := tr.MarshalJSONL()
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := AppendCompactJSONL(nil, jsonl)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := tr.AppendCompact(nil); !bytes.Equal(want, got) {
-				t.Errorf("from JSON Lines %q\nfrom the trace  %q", got, want)
-			}
+			checkCompactJSONL(t, &Trace{Events: []Event{tc.ev, tc.ev}})
 		})
+	}
+	// One trace of them all, and wire bytes valid, then invalid of the
+	// same length, then valid again: each is taken as it is.
+	t.Run("one trace", func(t *testing.T) {
+		tr := &Trace{}
+		for _, tc := range hashCases {
+			tr.Events = append(tr.Events, tc.ev)
+		}
+		for _, raw := range []string{`{"a":"xy"}`, `{"a":"xy"}`, "{\"a\":\"x\xff\"}", `{"a":"xy"}`, "{\"a\":\"x\xff\"}"} {
+			tr.Events = append(tr.Events, Event{Kind: EventSent, Raw: raw}, Event{Kind: EventReceived, Raw: raw})
+		}
+		checkCompactJSONL(t, tr)
+	})
+}
+
+// checkCompactJSONL checks that tr's compact encoding is what its JSON
+// Lines give back.
+func checkCompactJSONL(tb testing.TB, tr *Trace) {
+	tb.Helper()
+	jsonl, err := tr.MarshalJSONL()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	got, err := AppendCompactJSONL(nil, jsonl)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if want := tr.AppendCompact(nil); !bytes.Equal(want, got) {
+		tb.Errorf("from JSON Lines %q\nfrom the trace  %q", got, want)
 	}
 }
 

@@ -13,8 +13,62 @@ type transport struct {
 	queue     []delivery
 	head      int
 	delivered int
-	seen      map[dedupKey]struct{}
-	seqs      []seqCount
+	// seen holds the (edge, key) of every keyed message delivered, in a
+	// list while it is short (a run delivers a few dozen messages), in
+	// seenMap past seenList.
+	seen    []dedupKey
+	seenMap map[dedupKey]struct{}
+	seqs    []seqCount
+	// The first few sequence counters live in the transport itself (a
+	// core run alone counts its messages too), the first deliveries and
+	// keys in the spare it allocates at the first message it delivers.
+	seqs0 [4]seqCount
+	spare *transportSpare
+}
+
+// transportSpare is the transport's first queue and list of keys, in one
+// allocation.
+type transportSpare struct {
+	queue [8]delivery
+	seen  [8]dedupKey
+}
+
+// start gives t its spare, where it has none yet.
+func (t *transport) start() {
+	if t.spare == nil {
+		t.spare = new(transportSpare)
+		t.queue, t.seen = t.spare.queue[:0], t.spare.seen[:0]
+	}
+}
+
+// seenList is the most keys the transport looks up in a list.
+const seenList = 32
+
+// deliveredBefore reports whether a message with key k was delivered before,
+// and records it when it was not.
+func (t *transport) deliveredBefore(k dedupKey) bool {
+	if t.seenMap != nil {
+		if _, dup := t.seenMap[k]; dup {
+			return true
+		}
+		t.seenMap[k] = struct{}{}
+		return false
+	}
+	for i := range t.seen {
+		if t.seen[i] == k {
+			return true
+		}
+	}
+	if len(t.seen) < seenList {
+		t.seen = append(t.seen, k)
+		return false
+	}
+	t.seenMap = make(map[dedupKey]struct{}, 2*seenList)
+	for _, s := range t.seen {
+		t.seenMap[s] = struct{}{}
+	}
+	t.seenMap[k] = struct{}{}
+	return false
 }
 
 // delivery is one message on its way to one owner.
@@ -45,6 +99,9 @@ func (t *transport) nextSeq(e Edge, item string) int {
 			t.seqs[i].n++
 			return t.seqs[i].n
 		}
+	}
+	if t.seqs == nil {
+		t.seqs = t.seqs0[:0]
 	}
 	t.seqs = append(t.seqs, seqCount{edge: e, item: item, n: 1})
 	return 1
@@ -132,6 +189,7 @@ func (r *runner) post(out *outgoing) {
 		copies = 2
 		r.redelivered = append(r.redelivered, name+":"+out.item)
 	}
+	r.transport.start()
 	for c := 0; c < copies; c++ {
 		for _, o := range owners {
 			r.transport.queue = append(r.transport.queue, delivery{sent: e, to: o, item: out.item, key: key, raw: out.raw, str: raw})
@@ -203,17 +261,9 @@ func (r *runner) deliver(d delivery) {
 	if d.key != "" {
 		// Ask the build's seam only about a copy of a message already
 		// delivered: that is the one decision de-duplication makes.
-		k := dedupKey{edge: edge, key: d.key}
-		if _, dup := t.seen[k]; dup {
-			if r.seams.Dedup(edge) {
-				r.event(Event{Kind: EventDropped, Agent: d.to, Item: d.item, Edge: es, Raw: raw, Reason: "duplicate"})
-				return
-			}
-		} else {
-			if t.seen == nil {
-				t.seen = make(map[dedupKey]struct{}, 16)
-			}
-			t.seen[k] = struct{}{}
+		if t.deliveredBefore(dedupKey{edge: edge, key: d.key}) && r.seams.Dedup(edge) {
+			r.event(Event{Kind: EventDropped, Agent: d.to, Item: d.item, Edge: es, Raw: raw, Reason: "duplicate"})
+			return
 		}
 	}
 	t.delivered++

@@ -20,29 +20,26 @@ import (
 type Encoder struct {
 	buf  []byte
 	keys []Member // a stack of the entries of the objects being written
+	vals []any    // a stack of the values of the large known objects being written
 	// lossy is set when a value was written where encoding/json fails
 	// (a NaN or infinite number, a value it cannot encode).
 	lossy bool
 	// orders remembers, per number of keys, the key sets of the objects
-	// last written, sorted: hand-offs, payloads and tool arguments recur
-	// in a few shapes, and an object of a known shape is written by
-	// looking its keys up in order instead of sorting them.
-	orders [rememberedKeys][orderWays]*keyOrder
+	// last written, sorted: hand-offs, payloads, results and tool
+	// arguments recur in a few shapes, and an object of a known shape is
+	// written by looking its keys up in order instead of sorting them.
+	orders [smallObject + 1][orderWays]*keyOrder
 }
 
-// rememberedKeys bounds the objects whose key order an Encoder remembers
-// (fewer keys than this), and orderWays the shapes per number of keys.
-const (
-	rememberedKeys = 16
-	orderWays      = 4
-)
+// orderWays bounds the shapes an Encoder remembers per number of keys (it
+// remembers those of 2 to smallObject keys).
+const orderWays = 4
 
 // keyOrder is one remembered key set, sorted, with each key as written.
 type keyOrder struct {
-	n      int
-	keys   [rememberedKeys - 1]string
-	ends   [rememberedKeys - 1]uint16 // where each key's part of quoted ends
-	quoted []byte                     // every key as written, each followed by ':'
+	keys   []string
+	ends   []uint16 // where each key's part of quoted ends
+	quoted []byte   // every key as written, each followed by ':'
 	// busy counts the objects being written in this order: an order is
 	// reused for another key set only when no object is.
 	busy int
@@ -76,11 +73,13 @@ func GetEncoder() *Encoder { return encoders.Get().(*Encoder) }
 
 // PutEncoder hands e back to the pool; e must not be used again.
 func PutEncoder(e *Encoder) {
-	if e == nil || cap(e.buf) > 1<<16 || cap(e.keys) > 1<<10 {
+	if e == nil || cap(e.buf) > 1<<16 || cap(e.keys) > 1<<10 || cap(e.vals) > 1<<10 {
 		return // keep no outsized buffers
 	}
-	clear(e.keys) // objects written clear their entries; this is for a panic's leftovers
-	e.buf, e.keys, e.lossy = e.buf[:0], e.keys[:0], false
+	// Objects written clear their entries; this is for a panic's leftovers.
+	clear(e.keys)
+	clear(e.vals)
+	e.buf, e.keys, e.vals, e.lossy = e.buf[:0], e.keys[:0], e.vals[:0], false
 	encoders.Put(e)
 }
 
@@ -160,7 +159,7 @@ func (e *Encoder) Object(b []byte, m map[string]any) []byte {
 		return append(b, "null"...)
 	}
 	n := len(m)
-	if n > 1 && n < rememberedKeys {
+	if n > 1 && n <= smallObject {
 		if out, ok := e.knownObject(b, m); ok {
 			return out
 		}
@@ -187,7 +186,7 @@ func (e *Encoder) Object(b []byte, m map[string]any) []byte {
 		}
 		prefix[j], order[j] = p, o
 	}
-	if n > 1 && n < rememberedKeys {
+	if n > 1 {
 		e.remember(start, order[:n])
 	}
 	b = append(b, '{')
@@ -205,13 +204,33 @@ func (e *Encoder) Object(b []byte, m map[string]any) []byte {
 	return append(b, '}')
 }
 
+// stackKeys is the most keys knownObject looks values up for on the
+// stack; a larger object's values go on the encoder's entry stack.
+const stackKeys = 16
+
 // knownObject writes m when its keys are one of the remembered sets of
 // len(m) keys; ok is false (and nothing written) when they are none.
 func (e *Encoder) knownObject(b []byte, m map[string]any) (_ []byte, ok bool) {
-	ways := &e.orders[len(m)]
-	var vals [rememberedKeys]any
+	n := len(m)
+	ways := &e.orders[n]
+	var small [stackKeys]any
 	for w, o := range ways {
-		if o == nil || o.n != len(m) || !lookUp(m, o.keys[:o.n], &vals) {
+		if o == nil || len(o.keys) != n {
+			continue
+		}
+		// The values of a larger object go on the encoder's value stack:
+		// an object written inside it grows the stack past them (maybe
+		// into a new array, leaving these slots to this object alone).
+		var vals []any
+		start := len(e.vals)
+		if n <= stackKeys {
+			vals = small[:n:n]
+		} else {
+			e.vals = append(e.vals, make([]any, n)...)
+			vals = e.vals[start : start+n : start+n]
+		}
+		if !lookUp(m, o.keys, vals) {
+			e.vals = e.vals[:start]
 			continue
 		}
 		copy(ways[1:w+1], ways[:w]) // most recently used first
@@ -219,7 +238,7 @@ func (e *Encoder) knownObject(b []byte, m map[string]any) (_ []byte, ok bool) {
 		o.busy++
 		b = append(b, '{')
 		from := uint16(0)
-		for i, to := range o.ends[:o.n] {
+		for i, to := range o.ends {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -229,6 +248,10 @@ func (e *Encoder) knownObject(b []byte, m map[string]any) (_ []byte, ok bool) {
 			vals[i] = nil
 		}
 		o.busy--
+		if n > stackKeys {
+			clear(e.vals[start:]) // the copies, if the stack moved
+			e.vals = e.vals[:start]
+		}
 		return append(b, '}'), true
 	}
 	return b, false
@@ -236,7 +259,7 @@ func (e *Encoder) knownObject(b []byte, m map[string]any) (_ []byte, ok bool) {
 
 // lookUp reads m's values under keys into vals; it is false when m lacks
 // one of them. With as many keys as m has, m then has exactly these.
-func lookUp(m map[string]any, keys []string, vals *[rememberedKeys]any) bool {
+func lookUp(m map[string]any, keys []string, vals []any) bool {
 	for i, k := range keys {
 		v, ok := m[k]
 		if !ok {
@@ -257,16 +280,16 @@ func (e *Encoder) remember(start int, order []uint8) {
 	if o == nil || o.busy > 0 {
 		o = new(keyOrder)
 	}
-	o.n, o.quoted = len(order), o.quoted[:0]
-	for i, j := range order {
+	o.keys, o.ends, o.quoted = o.keys[:0], o.ends[:0], o.quoted[:0]
+	for _, j := range order {
 		k := e.keys[start+int(j)].Key
-		o.keys[i] = k
+		o.keys = append(o.keys, k)
 		o.quoted = append(AppendString(o.quoted, k, false), ':')
 		if len(o.quoted) > math.MaxUint16 {
-			o.n = 0 // keys too long to remember
+			o.keys = o.keys[:0] // keys too long to remember
 			return
 		}
-		o.ends[i] = uint16(len(o.quoted))
+		o.ends = append(o.ends, uint16(len(o.quoted)))
 	}
 	copy(ways[1:], ways[:len(ways)-1])
 	ways[0] = o

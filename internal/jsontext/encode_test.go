@@ -2,6 +2,7 @@ package jsontext
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -92,6 +93,27 @@ func TestObjectRememberedShapes(t *testing.T) {
 			t.Errorf("got %.40s, want %.40s", got, want)
 		}
 	}
+	// An object of a known shape holding more new shapes of its own size
+	// than an Encoder remembers: its order is not reused while it is
+	// being written.
+	outer := func(v func(i int) any) map[string]any {
+		m := map[string]any{}
+		for i := range orderWays + 2 {
+			m[strconv.Itoa(i)] = v(i)
+		}
+		return m
+	}
+	for _, m := range []map[string]any{
+		outer(func(i int) any { return i }),
+		outer(func(i int) any { return outer(func(j int) any { return strconv.Itoa(i) + strconv.Itoa(j) }) }),
+		outer(func(i int) any {
+			return map[string]any{"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, strings.Repeat("x", i+1): i}
+		}),
+	} {
+		if got, want := string(e.Encode(m)), stdMarshal(t, m); got != want {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	}
 }
 
 func BenchmarkEncodeEnvelope(b *testing.B) {
@@ -106,5 +128,116 @@ func BenchmarkEncodeEnvelope(b *testing.B) {
 	defer PutEncoder(e)
 	for b.Loop() {
 		_ = e.Encode(msg)
+	}
+}
+
+// shapeKeys are the keys objectsOf draws from: shared prefixes (longer and
+// shorter than the eight bytes compared first), escapes, non-ASCII.
+var shapeKeys = func() []string {
+	keys := []string{"", "a", "ab", "é", "€", "q\"uote", "tab\t", "<html>", "abcdefgh", "abcdefgh1", "abcdefgh\x00"}
+	for i := len(keys); i < 90; i++ {
+		keys = append(keys, fmt.Sprintf("field_%02d", (i*53)%90))
+	}
+	return keys
+}()
+
+// objectsOf reads a sequence of objects from data: per object a byte for
+// its size (up to 80 keys, so the orders of every size are used and some
+// objects are larger than an Encoder sorts on the stack), then a byte per
+// key choosing it from shapeKeys. A key byte with the top bit set holds
+// one of the last objects' keys (with numbers for values) as its value,
+// so that objects of one size and shape are written inside each other.
+func objectsOf(data []byte) []map[string]any {
+	var out []map[string]any
+	var flats []map[string]any // the last objects, without objects inside
+	for len(data) > 0 {
+		n := int(data[0]) % 81
+		data = data[1:]
+		m, f := make(map[string]any, n), make(map[string]any, n)
+		for i := 0; i < n && len(data) > 0; i++ {
+			c := data[0]
+			data = data[1:]
+			k := shapeKeys[int(c&0x7f)%len(shapeKeys)]
+			m[k], f[k] = float64(i), float64(i)
+			if c&0x80 != 0 && len(flats) > 0 {
+				m[k] = flats[i%len(flats)]
+			}
+		}
+		out = append(out, m)
+		if flats = append(flats, f); len(flats) > 8 {
+			flats = flats[1:]
+		}
+	}
+	return out
+}
+
+// checkShapes writes objs one after another with one Encoder, twice over,
+// and compares each with encoding/json.
+func checkShapes(tb testing.TB, objs []map[string]any) {
+	tb.Helper()
+	e := GetEncoder()
+	defer PutEncoder(e)
+	for round := range 2 {
+		for i, m := range objs {
+			if got, want := string(e.Encode(m)), stdMarshal(tb, m); got != want {
+				tb.Fatalf("round %d, object %d of %d keys:\ngot  %.200s\nwant %.200s", round, i, len(m), got, want)
+			}
+		}
+	}
+}
+
+// Objects of recurring and of new shapes, of every size up to more than
+// an Encoder sorts on the stack, nested in each other, are written as
+// encoding/json writes them, whatever shapes the Encoder remembers.
+func TestEncoderShapesMatchStd(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for range 4 {
+		data := make([]byte, 1000)
+		for i := range data {
+			data[i] = byte(rnd.Uint32())
+		}
+		// Few distinct shapes: each object repeats one of a handful of
+		// key sets, with one key changed now and then.
+		base := make([][]byte, 6)
+		for i := range base {
+			base[i] = data[i*81 : (i+1)*81]
+			base[i][0] = byte(rnd.IntN(81))
+		}
+		var seq []byte
+		for range 30 {
+			s := slices.Clone(base[rnd.IntN(len(base))])
+			if rnd.IntN(3) == 0 {
+				s[1+rnd.IntN(80)] = byte(rnd.Uint32())
+			}
+			seq = append(seq, s...)
+		}
+		checkShapes(t, objectsOf(seq))
+		checkShapes(t, objectsOf(data))
+	}
+}
+
+func FuzzEncoderShapes(f *testing.F) {
+	f.Add([]byte{3, 1, 2, 3, 3, 1, 2, 4, 3, 1, 2, 0x83})
+	f.Add(append([]byte{20}, []byte("abcdefghijklmnopqrst\x14abcdefghijklmnopqrsu\x14abcdefghijklmnopq\x80\x81\x82")...))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 4096 {
+			return
+		}
+		checkShapes(t, objectsOf(data))
+	})
+}
+
+// BenchmarkEncodeResult writes a result of 20 keys, as the mission cores
+// return: above the size whose values an Encoder looks up on the stack.
+func BenchmarkEncodeResult(b *testing.B) {
+	m := map[string]any{"lines": []any{map[string]any{"sku": "a", "qty": 2.0}}}
+	for i := range 19 {
+		m[fmt.Sprintf("field_%02d", i)] = float64(i)
+	}
+	e := GetEncoder()
+	defer PutEncoder(e)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = e.Encode(m)
 	}
 }

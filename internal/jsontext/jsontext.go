@@ -104,6 +104,12 @@ func AppendString(b []byte, s string, html bool) []byte {
 // encoding/json refuses NaN and ±Inf; AppendFloat writes null for them, so
 // a caller that must refuse them checks first.
 func AppendFloat(b []byte, f float64) []byte {
+	// A whole number below 2^53 is written as its digits: every integer
+	// near it is a float64 too, so no shorter decimal reads back the same.
+	// (-0 and NaN fail the test; 0 is written here.)
+	if i := int64(f); float64(i) == f && i > -1<<53 && i < 1<<53 && (i != 0 || !math.Signbit(f)) {
+		return strconv.AppendInt(b, i, 10)
+	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(b, "null"...)
 	}

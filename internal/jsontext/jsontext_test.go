@@ -45,7 +45,8 @@ func FuzzAppendString(f *testing.F) {
 }
 
 var floats = []float64{0, math.Copysign(0, -1), 1, -1.5, 3.14159, 1e-6, 9.99e-7, 1e-7, 1.5e-9, 1e20, 1e21, -2.5e22,
-	123456789012345678, math.MaxFloat64, math.SmallestNonzeroFloat64, 0.1 + 0.2}
+	123456789012345678, math.MaxFloat64, math.SmallestNonzeroFloat64, 0.1 + 0.2,
+	119, -42, 1 << 53, 1<<53 - 1, -(1<<53 - 1), -(1 << 53), 1<<53 + 2, 1 << 62, -(1 << 63), 1 << 63, 9.2e18, 1e15, 999999999999999.9}
 
 func TestAppendFloatMatchesEncodingJSON(t *testing.T) {
 	for _, f := range floats {
@@ -77,4 +78,13 @@ func FuzzAppendFloat(f *testing.F) {
 			t.Fatalf("AppendFloat(%v) = %s, want %s", x, got, want)
 		}
 	})
+}
+
+// BenchmarkAppendFloat writes amounts as hand-offs carry them: whole and
+// with cents.
+func BenchmarkAppendFloat(b *testing.B) {
+	var buf []byte
+	for b.Loop() {
+		buf = AppendFloat(AppendFloat(buf[:0], 1190), 19.99)
+	}
 }
