@@ -194,6 +194,10 @@ func TestSelectionOffKey(t *testing.T) {
 // TestSelectionResume interrupts a run once its clean units are done and
 // resumes it: the resumed session takes its mutant units' rows from the
 // stored twins and their stored coverage, as the uninterrupted run does.
+// The interrupted session has one worker, which goes in plan order: with
+// two, the interrupt can fall while one worker is still in the last clean
+// unit (the other having gone on to mutant units), and a clean unit stored
+// in part is never probed (TestSelectionResumeMidClean).
 func TestSelectionResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the small protocol twice")
@@ -203,10 +207,11 @@ func TestSelectionResume(t *testing.T) {
 	finished(t, err)
 
 	// The clean build is 8 units of 3 design items; cancel well after.
-	opt := interruptedRun(t, st, smallProtocol, 2, 10, 40)
+	opt := interruptedRun(t, st, smallProtocol, 1, 10, 40)
 	if got := queryRows(t, opt.RunDir, "SELECT count(*) FROM coverage"); got[0] != "8" {
 		t.Fatalf("coverage rows after the interrupt = %s, want 8", got[0])
 	}
+	opt.Workers = 2
 	if _, err := Run(context.Background(), opt); err != nil {
 		finished(t, err)
 	}
@@ -216,6 +221,32 @@ func TestSelectionResume(t *testing.T) {
 	want, got := takenCount(t, full), takenCount(t, opt.RunDir)
 	if want == 0 || got != want {
 		t.Errorf("items taken from the twin: resumed %d, uninterrupted %d", got, want)
+	}
+}
+
+// TestSelectionResumeMidClean interrupts a two-worker run about when its
+// clean units end, wherever each worker is: every clean unit stored whole
+// has its coverage row (nothing finished is lost), and the resumed run's
+// results are the uninterrupted run's.
+func TestSelectionResumeMidClean(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the small protocol twice")
+	}
+	st := realStack(t)
+	_, full, err := runProtocol(t, st, smallProtocol, Options{Workers: 2})
+	finished(t, err)
+
+	opt := interruptedRun(t, st, smallProtocol, 2, 10, 24)
+	whole := queryRows(t, opt.RunDir, "SELECT unit FROM outcomes WHERE unit < 8 GROUP BY unit HAVING count(*) = 4")
+	covered := queryRows(t, opt.RunDir, "SELECT unit FROM coverage ORDER BY unit")
+	if d := cmp.Diff(whole, covered); d != "" {
+		t.Fatalf("coverage rows after the interrupt (-clean units stored whole +covered):\n%s", d)
+	}
+	if _, err := Run(context.Background(), opt); err != nil {
+		finished(t, err)
+	}
+	if !bytes.Equal(readFile(t, filepath.Join(full, ResultsFile)), readFile(t, filepath.Join(opt.RunDir, ResultsFile))) {
+		t.Error("results.json of the resumed run differs")
 	}
 }
 
