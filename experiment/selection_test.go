@@ -252,8 +252,8 @@ func TestSelectionResumeMidClean(t *testing.T) {
 
 // TestSelectionRemote runs the small protocol through workers in this
 // process: the coordinator executes the clean units and hands out only the
-// mutant units that cannot be taken from their twins, with the local
-// run's results.
+// mutant units and items that cannot be taken from their twins, with the
+// local run's results and its selection counts.
 func TestSelectionRemote(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the small protocol twice")
@@ -277,6 +277,13 @@ func TestSelectionRemote(t *testing.T) {
 	}
 	if sel := rsum.Manifest.Selection; sel == nil || sel.Mode != "coverage" || sel.ItemsTaken != taken {
 		t.Errorf("manifest selection = %+v, want coverage with %d items taken", sel, taken)
+	}
+	// The local run's selection, but for the runs served from twins: the
+	// workers hold none, so they executed them.
+	want := *sum.Manifest.Selection
+	want.RunsExecuted, want.RunsServed, want.Note = want.RunsExecuted+want.RunsServed, 0, rsum.Manifest.Selection.Note
+	if d := cmp.Diff(want, *rsum.Manifest.Selection); d != "" || want.RunsExecuted == 0 {
+		t.Errorf("manifest selection (-local +remote):\n%s", d)
 	}
 }
 
