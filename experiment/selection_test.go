@@ -219,12 +219,7 @@ func TestSelectionResume(t *testing.T) {
 		t.Fatalf("coverage rows after the interrupt = %s, want 8", got[0])
 	}
 	opt.Workers = 2
-	if _, err := Run(context.Background(), opt); err != nil {
-		finished(t, err)
-	}
-	if !bytes.Equal(readFile(t, filepath.Join(full, ResultsFile)), readFile(t, filepath.Join(opt.RunDir, ResultsFile))) {
-		t.Error("results.json of the resumed run differs")
-	}
+	resumeMatches(t, opt, full)
 	want, got := takenCount(t, full), takenCount(t, opt.RunDir)
 	if want == 0 || got != want {
 		t.Errorf("items taken from the twin: resumed %d, uninterrupted %d", got, want)
@@ -249,11 +244,18 @@ func TestSelectionResumeMidClean(t *testing.T) {
 	if d := cmp.Diff(whole, covered); d != "" {
 		t.Fatalf("coverage rows after the interrupt (-clean units stored whole +covered):\n%s", d)
 	}
+	resumeMatches(t, opt, full)
+}
+
+// resumeMatches resumes the run of opt and checks that its results.json
+// is the uninterrupted run's in full.
+func resumeMatches(tb testing.TB, opt Options, full string) {
+	tb.Helper()
 	if _, err := Run(context.Background(), opt); err != nil {
-		finished(t, err)
+		finished(tb, err)
 	}
-	if !bytes.Equal(readFile(t, filepath.Join(full, ResultsFile)), readFile(t, filepath.Join(opt.RunDir, ResultsFile))) {
-		t.Error("results.json of the resumed run differs")
+	if !bytes.Equal(readFile(tb, filepath.Join(full, ResultsFile)), readFile(tb, filepath.Join(opt.RunDir, ResultsFile))) {
+		tb.Error("results.json of the resumed run differs")
 	}
 }
 
