@@ -8,6 +8,8 @@
 // mission's [Records]. A [Sandbox] is one run's system of record over a
 // registry: [Sandbox.Call] refuses a tool the agent may not call, injects
 // faults, validates the arguments, runs the handler, and keeps the call log.
+// A handler may keep what it built from records that rarely change in its
+// tool's memo ([Tx.Memo]), checking it against the records on every call.
 //
 // Every write carries an idempotency key: a repeated key returns the first
 // result and changes nothing. Faults (timeouts before and after commit,

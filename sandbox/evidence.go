@@ -2,11 +2,11 @@ package sandbox
 
 // LogFacts is what a run's log shows, read the way an end-state check
 // needs it: which records the run wrote (as against what the initial state
-// held), and what each item's calls went through.
+// held), and what each item's calls went through. It reads the log when
+// asked, without an index: an end-state check asks a few questions of a
+// log of a few dozen calls.
 type LogFacts struct {
-	written  map[string]bool
-	evidence map[string]Evidence
-	lastFail map[string]bool // per tool: its last call failed for a reason the environment is to blame for
+	log []LogEntry
 }
 
 // Evidence is what the log shows about one item's calls.
@@ -16,62 +16,73 @@ type Evidence struct {
 	Failure bool // any call failed, a permission violation included
 }
 
-// ReadLog reads a log.
-func ReadLog(log []LogEntry) *LogFacts {
-	f := &LogFacts{written: make(map[string]bool, len(log)), evidence: make(map[string]Evidence), lastFail: map[string]bool{}}
-	type callKey struct{ agent, item, tool string }
-	pending := make(map[callKey]bool)
-	for i := range log {
-		e := &log[i]
-		if e.Effect != "" {
-			f.written[e.Effect] = true
-		}
-		switch {
-		case e.Outcome == OutcomeOK || e.Outcome == OutcomeReplayed:
-			f.lastFail[e.Tool] = false
-		case e.Outcome == OutcomeError && (RetryableCode(e.Code) || CodeKind(e.Code) == ErrRefused):
-			f.lastFail[e.Tool] = true
-		}
-		k := callKey{e.Agent, e.Item, e.Tool}
-		switch e.Outcome {
-		case OutcomeOK, OutcomeReplayed:
-			if pending[k] {
-				pending[k] = false
-			}
-		case OutcomeError, OutcomeForbidden:
-			ev := f.evidence[e.Item]
-			ev.Failure = true
-			if e.Outcome == OutcomeError {
-				switch CodeKind(e.Code) {
-				case ErrTimeout, ErrUnavailable, ErrRateLimited:
-					pending[k] = true
-				case ErrRefused:
-					ev.Refusal = true
-				}
-			}
-			f.evidence[e.Item] = ev
-		}
-	}
-	for k, p := range pending {
-		if p {
-			ev := f.evidence[k.item]
-			ev.Retry = true
-			f.evidence[k.item] = ev
-		}
-	}
-	return f
-}
+// ReadLog reads a log, which must not change while the facts are used.
+func ReadLog(log []LogEntry) *LogFacts { return &LogFacts{log: log} }
 
 // Written reports whether the run wrote the record with id.
-func (f *LogFacts) Written(id string) bool { return f.written[id] }
+func (f *LogFacts) Written(id string) bool {
+	if id == "" {
+		return false
+	}
+	for i := range f.log {
+		if f.log[i].Effect == id {
+			return true
+		}
+	}
+	return false
+}
 
 // Evidence returns what the log shows about item's calls.
-func (f *LogFacts) Evidence(item string) Evidence { return f.evidence[item] }
+func (f *LogFacts) Evidence(item string) Evidence {
+	var ev Evidence
+	for i := range f.log {
+		e := &f.log[i]
+		if e.Item != item || (e.Outcome != OutcomeError && e.Outcome != OutcomeForbidden) {
+			continue
+		}
+		ev.Failure = true
+		if e.Outcome != OutcomeError {
+			continue
+		}
+		switch CodeKind(e.Code) {
+		case ErrTimeout, ErrUnavailable, ErrRateLimited:
+			ev.Retry = ev.Retry || !f.succeedsAfter(i)
+		case ErrRefused:
+			ev.Refusal = true
+		}
+	}
+	return ev
+}
+
+// succeedsAfter reports whether a later call of the same agent, item and
+// tool as the entry at i succeeded (or replayed a success).
+func (f *LogFacts) succeedsAfter(i int) bool {
+	e := &f.log[i]
+	for j := i + 1; j < len(f.log); j++ {
+		l := &f.log[j]
+		if (l.Outcome == OutcomeOK || l.Outcome == OutcomeReplayed) && l.Agent == e.Agent && l.Item == e.Item && l.Tool == e.Tool {
+			return true
+		}
+	}
+	return false
+}
 
 // LastCallFailed reports whether the last call of tool failed with a code
 // the environment, not the caller, is to blame for (retryable, or a
-// refusal).
-func (f *LogFacts) LastCallFailed(tool string) bool { return f.lastFail[tool] }
+// refusal). Calls that failed otherwise do not count as last.
+func (f *LogFacts) LastCallFailed(tool string) bool {
+	for i := len(f.log) - 1; i >= 0; i-- {
+		e := &f.log[i]
+		switch {
+		case e.Tool != tool:
+		case e.Outcome == OutcomeOK || e.Outcome == OutcomeReplayed:
+			return false
+		case e.Outcome == OutcomeError && (RetryableCode(e.Code) || CodeKind(e.Code) == ErrRefused):
+			return true
+		}
+	}
+	return false
+}
 
 // Difference is one way an end state departs from the expected one: the
 // record (kind and key, e.g. "order:T1") and field that differ. A

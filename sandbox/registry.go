@@ -51,17 +51,32 @@ type Tool struct {
 type Handler func(tx *Tx, args Args) (Result, string, *Error)
 
 // Tx is what a handler works with: the records, the item the call is for,
-// and the ids of its tool's record kind.
+// the ids of its tool's record kind and the tool's memo.
 type Tx struct {
 	Records Records
 	Item    string
 	s       *Sandbox
 	kind    int
+	tool    int
 }
 
 // NewID issues the next id of the tool's record kind: its prefix, a dash
 // and a counter of four digits at least ("REF-0001").
 func (tx *Tx) NewID() string { return tx.s.newID(tx.kind) }
+
+// Memo returns the tool's memo: a value its handler may keep from one call
+// to the next (nil at first), for instance the results it built from
+// records that do not change. It lasts as long as the sandbox and through
+// [Sandbox.Recycle], into the runs of other scenarios, so a handler must
+// check that what it kept still matches the records before it reuses it.
+// A result reused this way is shared by every call that returns it, which
+// callers must not modify anyway (see [Sandbox.Call]).
+func (tx *Tx) Memo() *any {
+	if tx.s.memo == nil {
+		tx.s.memo = make([]any, len(tx.s.reg.tools))
+	}
+	return &tx.s.memo[tx.tool]
+}
 
 // RecordKind is one kind of record whose ids the engine issues.
 type RecordKind struct {

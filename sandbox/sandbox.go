@@ -27,9 +27,11 @@ type Sandbox struct {
 	latency time.Duration
 	rates   [][numDrawn]float64 // per tool
 	pre     []drawPrefixes      // per tool: its fault draws' key prefixes (made at the first draw)
+	preSeed uint64              // the seed of the dice pre was drawn with
 	idem    []map[string]Result // per write tool: key -> first result
 	next    []int               // last id number issued per record kind
 	fired   []Fired
+	memo    []any // per tool: its handler's memo, kept through recycling (see Tx.Memo); made at the first
 	tx      Tx
 	seenFn  func(kind int, id string) // s.seen, bound once
 	free    bool                      // recycled: in the pool, not to be recycled again
@@ -65,7 +67,10 @@ func (s *Sandbox) reset(initial *State, cfg Config, dice Dice, clock *Clock) {
 	}
 	s.dice, s.clock, s.latency, s.free = dice, clock, cfg.Latency, false
 	s.reg.compileRates(s.rates, cfg.Faults)
-	clear(s.pre) // keyed by the dice's seed
+	if seed := dice.Seed(); seed != s.preSeed {
+		clear(s.pre) // the prefixes start from the seed: a run of the same trial keeps them
+		s.preSeed = seed
+	}
 	if s.latency <= 0 {
 		s.latency = DefaultLatency
 	}
@@ -93,7 +98,8 @@ func (s *Sandbox) Recycle() {
 }
 
 // empty drops everything a run left in s: its records, log, idempotency
-// keys, id counters, faults, dice and clock.
+// keys, id counters, faults, dice and clock. The handlers' memos stay: a
+// handler checks its memo against the records (see [Tx.Memo]).
 func (s *Sandbox) empty() {
 	s.st.Records.Reset()
 	s.st.Log = Emptied(s.st.Log)
@@ -180,7 +186,7 @@ func (s *Sandbox) apply(t int, item string, args Args) (Result, string, *Error) 
 	if e := tl.Args.Check(args); e != nil {
 		return nil, "", e
 	}
-	s.tx.Item, s.tx.kind = item, s.reg.kindOf[t]
+	s.tx.Item, s.tx.kind, s.tx.tool = item, s.reg.kindOf[t], t
 	return tl.Handler(&s.tx, args)
 }
 

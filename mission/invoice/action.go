@@ -34,6 +34,8 @@ func action(_ context.Context, t *mission.Turn) (mission.Result, error) {
 	docType := str(p["doc_type"])
 	poNumber := str(p["po_number"])
 	registerID := str(p["register_id"])
+	// The payload's own values, to pass on without boxing them again.
+	docTypeV, poNumberV, registerIDV := strValue(p["doc_type"]), strValue(p["po_number"]), strValue(p["register_id"])
 	duplicate, _ := p["duplicate"].(bool)
 
 	var exc map[string]any
@@ -51,7 +53,7 @@ func action(_ context.Context, t *mission.Turn) (mission.Result, error) {
 		t.Step("match", status, 0, len(reason)+16)
 		if status != "" {
 			res, err := t.Call(RecordMatch, sandbox.Args{
-				"invoice_id": registerID, "po_number": poNumber, "status": status,
+				"invoice_id": registerIDV, "po_number": poNumberV, "status": status,
 				"variance": variance, "reason": reason,
 			})
 			if err == nil {
@@ -80,10 +82,10 @@ func action(_ context.Context, t *mission.Turn) (mission.Result, error) {
 	}
 
 	res := mission.Result{
-		"email_id": item, "doc_type": docType, "supplier_id": p["supplier_id"],
-		"invoice_number": p["invoice_number"], "po_number": poNumber, "currency": p["currency"],
+		"email_id": item, "doc_type": docTypeV, "supplier_id": p["supplier_id"],
+		"invoice_number": p["invoice_number"], "po_number": poNumberV, "currency": p["currency"],
 		"net": p["net"], "tax": p["tax"], "gross": p["gross"], "due_date": p["due_date"],
-		"bank_account": p["bank_account"], "register_id": registerID, "flags": flags,
+		"bank_account": p["bank_account"], "register_id": registerIDV, "flags": flags,
 		"duplicate": duplicate, "match_id": matchID, "match_status": status,
 		"variance": variance, "variance_reason": reason, "proposal": proposal,
 		"escalation": esc, "escalation_ref": ref,
@@ -100,7 +102,8 @@ func match(t *mission.Turn, p map[string]any, poNumber string, addFlag func(stri
 	if poNumber == "" {
 		return MatchNoPO, "", 0
 	}
-	po, err := t.Call(GetPurchaseOrder, sandbox.Args{"po_number": poNumber})
+	poNumberV := p["po_number"] // the string poNumber, boxed already
+	po, err := t.Call(GetPurchaseOrder, sandbox.Args{"po_number": poNumberV})
 	switch {
 	case err != nil && failedForGood(err):
 		fail(GetPurchaseOrder, err)
@@ -116,7 +119,7 @@ func match(t *mission.Turn, p map[string]any, poNumber string, addFlag func(stri
 	if c := str(po["currency"]); c != "" && c != str(p["currency"]) {
 		return MatchVarianceUnexplained, VarianceCurrency, 0
 	}
-	gr, err := t.Call(GetGoodsReceipts, sandbox.Args{"po_number": poNumber})
+	gr, err := t.Call(GetGoodsReceipts, sandbox.Args{"po_number": poNumberV})
 	if err != nil {
 		if failedForGood(err) {
 			fail(GetGoodsReceipts, err)

@@ -82,8 +82,10 @@ func boundary(_ context.Context, t *mission.Turn) (mission.Result, error) {
 	gross, _ := p["gross"].(float64)
 	currency := str(p["currency"])
 	amountEUR, _ := amountInEUR(gross, currency)
-	supplierID := str(p["supplier_id"])
-	registerID := str(p["register_id"])
+	// The payload's own values (str and float64 of them), to pass on
+	// without boxing them again.
+	grossV, currencyV := floatValue(p["gross"]), strValue(p["currency"])
+	supplierIDV, registerIDV := strValue(p["supplier_id"]), strValue(p["register_id"])
 
 	decision, reason := boundaryRule(p, h.Escalation)
 	if h.Escalation == mission.EscalationEscalated {
@@ -98,8 +100,8 @@ func boundary(_ context.Context, t *mission.Turn) (mission.Result, error) {
 	t.Step("decision", decision, 0, len(reason))
 
 	res := mission.Result{
-		"email_id": item, "invoice_number": p["invoice_number"], "supplier_id": supplierID,
-		"decision": decision, "reason": reason, "currency": currency, "gross": gross,
+		"email_id": item, "invoice_number": p["invoice_number"], "supplier_id": supplierIDV,
+		"decision": decision, "reason": reason, "currency": currencyV, "gross": grossV,
 		"amount_eur": amountEUR, "payment_id": "", "escalation_id": "",
 		"escalation": mission.EscalationNone, "escalation_ref": "",
 	}
@@ -141,7 +143,7 @@ func boundary(_ context.Context, t *mission.Turn) (mission.Result, error) {
 	case DecisionApproved:
 		bank := str(p["bank_account"])
 		if !t.Slip(SkipLookup, "lookup") {
-			sup, err := t.Call(LookupSupplier, sandbox.Args{"supplier_id": supplierID})
+			sup, err := t.Call(LookupSupplier, sandbox.Args{"supplier_id": supplierIDV})
 			switch {
 			case err != nil && failedForGood(err):
 				escalate(failureReason(err))
@@ -152,17 +154,17 @@ func boundary(_ context.Context, t *mission.Turn) (mission.Result, error) {
 			}
 			bank = str(sup["bank_account"])
 		}
-		if _, ok := write(ApproveInvoice, sandbox.Args{"invoice_id": registerID, "amount_eur": amountEUR}); !ok {
+		if _, ok := write(ApproveInvoice, sandbox.Args{"invoice_id": registerIDV, "amount_eur": amountEUR}); !ok {
 			return res, nil
 		}
 		if _, ok := write(PostLedger, sandbox.Args{
-			"invoice_id": registerID, "account": LedgerAccount, "amount": gross, "currency": currency,
+			"invoice_id": registerIDV, "account": LedgerAccount, "amount": grossV, "currency": currencyV,
 		}); !ok {
 			return res, nil
 		}
 		out, ok := write(SchedulePayment, sandbox.Args{
-			"invoice_id": registerID, "supplier_id": supplierID, "amount": gross,
-			"currency": currency, "due_date": p["due_date"], "bank_account": bank,
+			"invoice_id": registerIDV, "supplier_id": supplierIDV, "amount": grossV,
+			"currency": currencyV, "due_date": p["due_date"], "bank_account": bank,
 		})
 		if !ok {
 			return res, nil

@@ -39,10 +39,7 @@ func lookupSupplier(tx *sandbox.Tx, a sandbox.Args) (sandbox.Result, string, *sa
 			hit = equalFold(sp.Name, name)
 		}
 		if hit {
-			return sandbox.Result{
-				"supplier_id": sp.ID, "name": sp.Name, "email": sp.Email,
-				"bank_account": sp.BankAccount, "currency": sp.Currency,
-			}, "", nil
+			return readsOf(tx).supplier(i, sp), "", nil
 		}
 	}
 	return nil, "", sandbox.NotFound("supplier not found")
@@ -89,31 +86,22 @@ func registerInvoice(tx *sandbox.Tx, a sandbox.Args) (sandbox.Result, string, *s
 
 func getPurchaseOrder(tx *sandbox.Tx, a sandbox.Args) (sandbox.Result, string, *sandbox.Error) {
 	num := arg(a, "po_number")
-	po := records(tx).purchaseOrder(num)
-	if po == nil {
+	st := records(tx)
+	i := st.purchaseOrderIndex(num)
+	if i < 0 {
 		return nil, "", sandbox.NotFound("purchase order " + num + " not found")
 	}
-	lines := make([]any, len(po.Lines))
-	for i, l := range po.Lines {
-		lines[i] = map[string]any{"sku": l.SKU, "qty": l.Qty, "unit_price": l.UnitPrice}
-	}
-	return sandbox.Result{"po_number": po.Number, "supplier_id": po.SupplierID, "currency": po.Currency, "lines": lines}, "", nil
+	return readsOf(tx).purchaseOrder(i, &st.PurchaseOrders[i]), "", nil
 }
 
 func getGoodsReceipts(tx *sandbox.Tx, a sandbox.Args) (sandbox.Result, string, *sandbox.Error) {
 	num := arg(a, "po_number")
 	st := records(tx)
-	if st.purchaseOrder(num) == nil {
+	i := st.purchaseOrderIndex(num)
+	if i < 0 {
 		return nil, "", sandbox.NotFound("purchase order " + num + " not found")
 	}
-	receipts := []any{}
-	for i := range st.GoodsReceipts {
-		g := &st.GoodsReceipts[i]
-		if g.PONumber == num {
-			receipts = append(receipts, map[string]any{"id": g.ID, "sku": g.SKU, "qty": g.Qty})
-		}
-	}
-	return sandbox.Result{"po_number": num, "receipts": receipts}, "", nil
+	return readsOf(tx).receipts(i, num, st.GoodsReceipts), "", nil
 }
 
 func recordMatch(tx *sandbox.Tx, a sandbox.Args) (sandbox.Result, string, *sandbox.Error) {
@@ -266,13 +254,15 @@ func (st *Records) invoiceByNumber(supplier, number string) *Invoice {
 	return nil
 }
 
-func (st *Records) purchaseOrder(num string) *PurchaseOrder {
+// purchaseOrderIndex returns the index of the purchase order numbered num,
+// or -1.
+func (st *Records) purchaseOrderIndex(num string) int {
 	for i := range st.PurchaseOrders {
 		if st.PurchaseOrders[i].Number == num {
-			return &st.PurchaseOrders[i]
+			return i
 		}
 	}
-	return nil
+	return -1
 }
 
 // equalFold compares ASCII case-insensitively (emails and names on file).

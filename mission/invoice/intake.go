@@ -163,7 +163,8 @@ func intake(_ context.Context, t *mission.Turn) (mission.Result, error) {
 		x.addFlag(FlagBankAccountChanged)
 	}
 	if invoiceLike && known {
-		res, err := t.Call(FindInvoice, sandbox.Args{"supplier_id": x.SupplierID, "number": x.InvoiceNumber})
+		v := x.values()
+		res, err := t.Call(FindInvoice, sandbox.Args{"supplier_id": v.supplierID, "number": v.invoiceNumber})
 		switch {
 		case err == nil:
 			x.Duplicate = str(res["invoice_id"]) != ""
@@ -214,6 +215,30 @@ type extracted struct {
 	InvoiceDate, DueDate, BankAccount, RegisterID                                 string
 	Duplicate                                                                     bool
 	Flags                                                                         []any
+
+	v     extractedValues // the fields above as values, made by values
+	boxed bool
+}
+
+// extractedValues are the fields of an extracted document as the values of
+// tool arguments and of the result, boxed once for both.
+type extractedValues struct {
+	emailID, docType, supplierID, supplierName, invoiceNumber, poNumber, currency any
+	net, tax, gross, invoiceDate, dueDate, bankAccount                            any
+}
+
+// values returns x's fields as values, boxed at the first call: call it
+// only once the supplier is looked up (nothing it boxes changes after).
+func (x *extracted) values() *extractedValues {
+	if !x.boxed {
+		x.v = extractedValues{
+			emailID: x.EmailID, docType: x.DocType, supplierID: x.SupplierID, supplierName: x.SupplierName,
+			invoiceNumber: x.InvoiceNumber, poNumber: x.PONumber, currency: x.Currency,
+			net: x.Net, tax: x.Tax, gross: x.Gross, invoiceDate: x.InvoiceDate, dueDate: x.DueDate, bankAccount: x.BankAccount,
+		}
+		x.boxed = true
+	}
+	return &x.v
 }
 
 func (x *extracted) fromDocument(d *Document, day string) {
@@ -274,11 +299,12 @@ func (x *extracted) hasAnyFlag(fs []string) bool {
 }
 
 func (x *extracted) registerArgs() sandbox.Args {
+	v := x.values()
 	return sandbox.Args{
-		"email_id": x.EmailID, "supplier_id": x.SupplierID, "number": x.InvoiceNumber,
-		"po_number": x.PONumber, "doc_type": x.DocType, "currency": x.Currency,
-		"net": x.Net, "tax": x.Tax, "gross": x.Gross, "invoice_date": x.InvoiceDate,
-		"due_date": x.DueDate, "bank_account": x.BankAccount,
+		"email_id": v.emailID, "supplier_id": v.supplierID, "number": v.invoiceNumber,
+		"po_number": v.poNumber, "doc_type": v.docType, "currency": v.currency,
+		"net": v.net, "tax": v.tax, "gross": v.gross, "invoice_date": v.invoiceDate,
+		"due_date": v.dueDate, "bank_account": v.bankAccount,
 	}
 }
 
@@ -294,11 +320,12 @@ func (x *extracted) result() mission.Result {
 	if flags == nil {
 		flags = []any{}
 	}
+	v := x.values()
 	return mission.Result{
-		"email_id": x.EmailID, "doc_type": x.DocType, "supplier_id": x.SupplierID,
-		"supplier_name": x.SupplierName, "invoice_number": x.InvoiceNumber, "po_number": x.PONumber,
-		"currency": x.Currency, "net": x.Net, "tax": x.Tax, "gross": x.Gross, "lines": lines,
-		"invoice_date": x.InvoiceDate, "due_date": x.DueDate, "bank_account": x.BankAccount,
+		"email_id": v.emailID, "doc_type": v.docType, "supplier_id": v.supplierID,
+		"supplier_name": v.supplierName, "invoice_number": v.invoiceNumber, "po_number": v.poNumber,
+		"currency": v.currency, "net": v.net, "tax": v.tax, "gross": v.gross, "lines": lines,
+		"invoice_date": v.invoiceDate, "due_date": v.dueDate, "bank_account": v.bankAccount,
 		"register_id": x.RegisterID, "duplicate": x.Duplicate, "flags": flags,
 	}
 }

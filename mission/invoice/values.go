@@ -17,6 +17,24 @@ func list(v any) []any                 { return jsontext.List(v) }
 func object(v any) map[string]any      { return jsontext.Object(v) }
 func hasString(l []any, s string) bool { return jsontext.HasString(l, s) }
 
+// strValue is [str] of v as a value to put in a result or in arguments:
+// v itself when it holds a string, so that it is not boxed again.
+func strValue(v any) any {
+	if _, ok := v.(string); ok {
+		return v
+	}
+	return ""
+}
+
+// floatValue is v when it holds a float64, else 0, as a value to put in a
+// result or in arguments (v, _ := x.(float64), without boxing it again).
+func floatValue(v any) any {
+	if _, ok := v.(float64); ok {
+		return v
+	}
+	return 0.0
+}
+
 // round2 rounds to cents.
 func round2(x float64) float64 { return math.Round(x*100) / 100 }
 

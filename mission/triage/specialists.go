@@ -133,7 +133,8 @@ func (d *desk) billing(_ context.Context, t *mission.Turn) (mission.Result, erro
 
 // refund issues a refund and records it in res (or the failure).
 func refund(t *mission.Turn, res mission.Result, id string, amount float64, currency string) {
-	out, err := t.Call(IssueRefund, sandbox.Args{"ticket_id": t.Item, "invoice_id": id, "amount": amount, "currency": currency})
+	out, err := t.Call(IssueRefund, sandbox.Args{"ticket_id": res["ticket_id"], // t.Item, boxed by answer
+		"invoice_id": id, "amount": amount, "currency": currency})
 	if err != nil {
 		failed(t, res, IssueRefund, err)
 		return
@@ -183,7 +184,8 @@ func (d *desk) tech(_ context.Context, t *mission.Turn) (mission.Result, error) 
 			severity = "high"
 		}
 		t.Step("file_bug", OpenBug, 0, 40)
-		out, err := t.Call(OpenBug, sandbox.Args{"ticket_id": t.Item, "title": bugTitle(subject, body), "severity": severity})
+		out, err := t.Call(OpenBug, sandbox.Args{"ticket_id": res["ticket_id"], // t.Item, boxed by answer
+			"title": bugTitle(subject, body), "severity": severity})
 		if err != nil {
 			failed(t, res, OpenBug, err)
 			return finish(t, res), nil

@@ -43,11 +43,12 @@ func triageTicket(t *mission.Turn, r reading) mission.Result {
 	}
 	t.Step("triage", route, 0, 40)
 	route = t.Decide("triage", route)
-	res := mission.Result{"ticket_id": t.Item, "assigned": route}
+	item := any(t.Item) // boxed once for the result, the calls and the hand-offs
+	res := mission.Result{"ticket_id": item, "assigned": route}
 	switch route {
 	case RouteBilling, RouteTech, RouteBoth:
 	default:
-		if out, ok := call(t, CloseTicket, sandbox.Args{"ticket_id": t.Item, "reason": ReasonOutOfScope}); ok {
+		if out, ok := call(t, CloseTicket, sandbox.Args{"ticket_id": item, "reason": ReasonOutOfScope}); ok {
 			res["closure_id"] = out["closure_id"]
 		}
 		return res
@@ -56,13 +57,13 @@ func triageTicket(t *mission.Turn, r reading) mission.Result {
 		// The supervisor answers the billing question itself instead of
 		// asking billing: a reply nobody who looked at the invoice wrote.
 		t.Step("answer", StatusAnsweredBySupervisor, 0, 60)
-		if out, ok := call(t, ReplyToUser, sandbox.Args{"ticket_id": t.Item, "language": r.language,
+		if out, ok := call(t, ReplyToUser, sandbox.Args{"ticket_id": item, "language": r.language,
 			"billing": StatusAnsweredBySupervisor, "message": greeting(r.language) + " " + "Your billing question is answered: all is in order."}); ok {
 			res["reply_id"] = out["reply_id"]
 		}
 		return res
 	}
-	if _, ok := call(t, RouteTicket, sandbox.Args{"ticket_id": t.Item, "route": route}); !ok {
+	if _, ok := call(t, RouteTicket, sandbox.Args{"ticket_id": item, "route": route}); !ok {
 		escalate(t, res, ReasonSystemUnavailable)
 		return res
 	}
@@ -73,9 +74,10 @@ func triageTicket(t *mission.Turn, r reading) mission.Result {
 	if route != RouteBilling {
 		needs = append(needs, string(Tech))
 	}
+	from, subject, body, language := any(in.From), any(in.Subject), any(in.Body), any(r.language)
 	for _, n := range needs {
-		res[n.(string)] = mission.Result{"ticket_id": t.Item, "customer": in.From, "subject": in.Subject, "body": in.Body,
-			"language": r.language, "needs": needs}
+		res[n.(string)] = mission.Result{"ticket_id": item, "customer": from, "subject": subject, "body": body,
+			"language": language, "needs": needs}
 	}
 	return res
 }
@@ -90,9 +92,10 @@ type part struct {
 
 // summarise is the supervisor's turn on a specialist's answer.
 func summarise(t *mission.Turn, h *mission.Handoff) mission.Result {
-	res := mission.Result{"ticket_id": t.Item}
+	item := any(t.Item) // boxed once for the result and the calls
+	res := mission.Result{"ticket_id": item}
 	this := part{from: sender(h), payload: h.Payload, escalation: h.Escalation, ref: h.EscalationRef}
-	log, ok := call(t, GetTicket, sandbox.Args{"ticket_id": t.Item})
+	log, ok := call(t, GetTicket, sandbox.Args{"ticket_id": item})
 	if !ok {
 		// Without the log the supervisor cannot tell whether to wait: a
 		// person takes the ticket.
@@ -112,7 +115,7 @@ func summarise(t *mission.Turn, h *mission.Handoff) mission.Result {
 			other = Billing
 		}
 		t.Step("wait", string(other), 0, 20)
-		args := sandbox.Args{"ticket_id": t.Item, "from": string(this.from), "escalation": this.escalation}
+		args := sandbox.Args{"ticket_id": item, "from": string(this.from), "escalation": this.escalation}
 		for _, k := range []string{"status", "reason", "invoice_id", "refund_id", "amount", "currency", "article", "bug_id", "language"} {
 			args[k] = this.payload[k]
 		}
@@ -124,12 +127,13 @@ func summarise(t *mission.Turn, h *mission.Handoff) mission.Result {
 		return res
 	}
 	parts = append(parts, this)
-	return reply(t, res, parts)
+	return reply(t, res, item, parts)
 }
 
-// reply escalates what the parts ask for and sends the summary.
-func reply(t *mission.Turn, res mission.Result, parts []part) mission.Result {
-	args := sandbox.Args{"ticket_id": t.Item, "language": LangEnglish, "billing": "", "tech": "", "amount": 0.0, "currency": "",
+// reply escalates what the parts ask for and sends the summary; item is
+// the turn's item, boxed.
+func reply(t *mission.Turn, res mission.Result, item any, parts []part) mission.Result {
+	args := sandbox.Args{"ticket_id": item, "language": LangEnglish, "billing": "", "tech": "", "amount": 0.0, "currency": "",
 		"refund_id": "", "article": "", "bug_id": "", "escalation_id": ""}
 	reason, ref := "", ""
 	for _, p := range parts {
