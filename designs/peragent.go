@@ -83,7 +83,7 @@ func runAgents(in Input, p Params, v *Verdict) ([]coreOutcome, error) {
 		}
 		v.Cost.Add(cr.Cost)
 		before := len(v.Findings)
-		scoreCore(spec, g, cr, counts, v)
+		in.Scorecards.score(spec, &golden[i], cr, counts, v)
 		if p.wire() {
 			scoreWire(g, cr, v)
 		}

@@ -11,18 +11,22 @@ import (
 // run from its trace (a view of the trace: no design reads it and the
 // build's class plays no part) and returns its verdict on each dimension,
 // in [coordination.AllDimensions] order. The plan's deriver remembers what
-// recurs from run to run; the record is scored and dropped.
-func (pl *plan) observeCoordination(item, build string, sc *mission.Scenario, run *mission.Run, success bool) ([]coordination.Verdict, error) {
-	rec, err := pl.coord.Derive(source(pl.mission, item, build, sc, run, success))
-	if err != nil {
-		return nil, fmt.Errorf("coordination: %w", err)
-	}
-	s := coordination.ScoreRecord(rec)
-	out := make([]coordination.Verdict, len(s.Dimensions))
-	for i, r := range s.Dimensions {
-		out[i] = r.Verdict
-	}
-	return out, nil
+// recurs from run to run; the record is scored and dropped. The plan's
+// verdict memo gives those of a run it remembers, found by the run's hash
+// (hash, see [runHashes]).
+func (pl *plan) observeCoordination(item, build string, sc *mission.Scenario, run *mission.Run, success bool, hash string) ([]coordination.Verdict, error) {
+	return pl.verdicts.verdicts(hash, sc, run, success, func() ([]coordination.Verdict, error) {
+		rec, err := pl.coord.Derive(source(pl.mission, item, build, sc, run, success))
+		if err != nil {
+			return nil, fmt.Errorf("coordination: %w", err)
+		}
+		s := coordination.ScoreRecord(rec)
+		out := make([]coordination.Verdict, len(s.Dimensions))
+		for i, r := range s.Dimensions {
+			out[i] = r.Verdict
+		}
+		return out, nil
+	})
 }
 
 // deriveRecord derives an observation run's coordination record, sharing

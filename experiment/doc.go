@@ -58,8 +58,9 @@
 // it back in the rendered cost table).
 //
 // The items of one (build, scenario, trial) run on one worker and share
-// their executions: the observation run is design B's integrated run, and
-// design A's core runs are design C's (see itemMission). Runs are
+// their executions: the observation run is design B's integrated run (its
+// end state checked once), and design A's core runs are design C's, scored
+// once (see itemMission and designs.Scorecards). Runs are
 // deterministic, so this changes no result; a test compares results with
 // sharing on and off, and Replay never shares. A shared run is timed once,
 // when it executes, and its duration is charged to every item that uses

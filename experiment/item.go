@@ -68,11 +68,11 @@ func (pl *plan) evaluate(ctx context.Context, u unit, slot int, memo *unitMemo) 
 			return nil, fmt.Errorf("item %s: mission run returned no trace or end state", id)
 		}
 		it.Cost = run.Cost
-		it.Success = len(pl.mission.Check(sc, run.End)) == 0
-		if it.Coordination, err = pl.observeCoordination(id, b.Info.ID, sc, run, it.Success); err != nil {
+		it.Success = len(im.Check(sc, run.End)) == 0
+		if it.TraceHash, it.EndHash, err = runHashes(run.Trace, run.End, memo); err != nil {
 			return nil, fmt.Errorf("item %s: %w", id, err)
 		}
-		if it.TraceHash, it.EndHash, err = runHashes(run.Trace, run.End, memo); err != nil {
+		if it.Coordination, err = pl.observeCoordination(id, b.Info.ID, sc, run, it.Success, it.TraceHash); err != nil {
 			return nil, fmt.Errorf("item %s: %w", id, err)
 		}
 		out.run = run
@@ -80,6 +80,7 @@ func (pl *plan) evaluate(ctx context.Context, u unit, slot int, memo *unitMemo) 
 		v, err := pl.designs[slot-1].Evaluate(designs.Input{
 			Ctx: ctx, Mission: im, Build: build, Scenario: sc, Seed: seed, Env: pl.env,
 			Contracts: pl.checker, Level: pl.level, Inputs: pl.proto.DesignAInputs, Golden: pl.goldenOf(u.build, u.scenario),
+			Scorecards: memo.cards(),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("item %s: %w", id, err)

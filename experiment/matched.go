@@ -145,18 +145,10 @@ func RunMatched(ctx context.Context, p *Protocol, st *Stack, dir string, trials 
 	}
 	defer pl.cores.close()
 	mr := &matchedRun{pl: pl, mb: p.Matched.withDefaults(), trials: orInt(trials, p.Trials)}
-	if err := mr.arm(ctx, armMulti); err != nil {
+	res, err := mr.run(ctx)
+	if err != nil {
 		return nil, err
 	}
-	mr.budgets()
-	if err := mr.arm(ctx, armSingle); err != nil {
-		return nil, err
-	}
-	mr.plan()
-	if err := mr.arm(ctx, armMatched); err != nil {
-		return nil, err
-	}
-	res := mr.result()
 	man := MatchedManifest{Schema: MatchedManifestSchema, Baton: version.String(), Go: runtime.Version(),
 		Protocol: ManifestProtocol{Name: p.Name, Path: matchedPath(p.Source, p.Dir), SHA256: p.SHA256},
 		Mission:  MissionRef{Name: res.Mission, Version: res.MissionVersion}, Seed: res.Seed, Trials: res.Trials,
@@ -174,6 +166,23 @@ func orInt(a, b int) int {
 	return b
 }
 
+// run runs the three arms in turn, each budget set from the arms before
+// it, and returns the comparison.
+func (mr *matchedRun) run(ctx context.Context) (*reports.Matched, error) {
+	if err := mr.arm(ctx, armMulti); err != nil {
+		return nil, err
+	}
+	mr.budgets()
+	if err := mr.arm(ctx, armSingle); err != nil {
+		return nil, err
+	}
+	mr.plan()
+	if err := mr.arm(ctx, armMatched); err != nil {
+		return nil, err
+	}
+	return mr.result(), nil
+}
+
 // env returns the run environment of arm on scenario si.
 func (mr *matchedRun) env(arm, si int) mission.Env {
 	env := mr.pl.env
@@ -186,7 +195,9 @@ func (mr *matchedRun) env(arm, si int) mission.Env {
 	return env
 }
 
-// arm runs one arm over every scenario and trial.
+// arm runs one arm over every scenario and trial. Its records are derived
+// with the plan's deriver, as a sweep's are: the arms' runs share most of
+// their hand-offs.
 func (mr *matchedRun) arm(ctx context.Context, arm int) error {
 	pl := mr.pl
 	m := pl.mission
@@ -203,7 +214,7 @@ func (mr *matchedRun) arm(ctx context.Context, arm int) error {
 				ar.ok, ar.over = false, true
 			}
 			ok := ar.ok
-			rec, err := coordination.Derive(coordination.Source{Trial: ItemID(armNames[arm], ObservationDesign, sc.ID, t),
+			rec, err := pl.coord.Derive(coordination.Source{Trial: ItemID(armNames[arm], ObservationDesign, sc.ID, t),
 				System: armNames[arm], Mission: m, Scenario: sc, Trace: run.Trace, Cost: run.Cost, Success: &ok})
 			if err != nil {
 				return fmt.Errorf("matched %s: %w", armNames[arm], err)

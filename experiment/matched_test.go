@@ -172,3 +172,45 @@ func TestMatchedModelCores(t *testing.T) {
 		t.Errorf("cores %v: want the model named", model.Cores)
 	}
 }
+
+// TestMatchedDeriverAsDerive: the comparison derives its records with the
+// plan's deriver and comes out as it does deriving each record alone.
+func TestMatchedDeriverAsDerive(t *testing.T) {
+	reg, err := mission.NewRegistry(invoice.New(), triage.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"triage", "invoice"} {
+		t.Run(name, func(t *testing.T) {
+			proto := "name: m\nmission:\n  name: " + name + "\ntrials: 2\nmatched: {surplus: revote, max_votes: 3}\n"
+			p, err := ParseProtocol([]byte(proto), "matched.yaml", t.TempDir(), reg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compare := func(coord *coordination.Deriver) *reports.Matched {
+				pl, err := resolve(p, NewStack(reg), p.Path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := pl.bindCores(t.TempDir(), coreOptions{ctx: context.Background(), check: true}); err != nil {
+					t.Fatal(err)
+				}
+				defer pl.cores.close()
+				pl.coord = coord
+				mr := &matchedRun{pl: pl, mb: p.Matched.withDefaults(), trials: p.Trials}
+				res, err := mr.run(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+			alone, shared := compare(nil), compare(coordination.NewDeriver())
+			if diff := cmp.Diff(alone, shared); diff != "" {
+				t.Errorf("with a deriver (-alone +shared):\n%s", diff)
+			}
+			if len(shared.Arms[0].Dimensions) == 0 {
+				t.Errorf("no dimensions: nothing compared")
+			}
+		})
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/baton-lab/baton/internal/jsontext"
 	"github.com/baton-lab/baton/mission"
@@ -42,36 +44,91 @@ type agentTally struct {
 // again; an agent-item whose answers are not stored is left out.
 // Agent-items in which an injected fault (other than latency) fired are
 // left out too, so that what is counted is the agent's own doing.
-func (pl *plan) observeMistakes(ctx context.Context) ([]reports.MistakeCount, error) {
+//
+// The trials are shared among workers goroutines (the sweep's workers are
+// idle by then), each with its own tallies, summed at the end: the counts
+// are the same whatever the workers.
+func (pl *plan) observeMistakes(parent context.Context, workers int) ([]reports.MistakeCount, error) {
 	spec := pl.mission.Spec()
 	env, err := pl.cores.offlineEnv(pl.env)
 	if err != nil {
 		return nil, err
 	}
-	tallies := map[mission.Agent]*agentTally{}
-	for _, as := range spec.Agents {
-		tallies[as.Name] = newTally(spec, &as)
+	type trial struct {
+		sc     *mission.Scenario
+		seed   uint64
+		golden []mission.Golden
 	}
+	var trials []trial
 	for si, sc := range pl.scenarios {
-		golden := pl.golden[si]
-		if len(golden) == 0 {
-			continue
+		if golden := pl.golden[si]; len(golden) > 0 {
+			for t := 1; t <= pl.trials; t++ {
+				trials = append(trials, trial{sc, TrialSeed(pl.seed, sc.ID, t), golden})
+			}
 		}
-		for trial := 1; trial <= pl.trials; trial++ {
-			seed := TrialSeed(pl.seed, sc.ID, trial)
-			if err := pl.observeCores(ctx, sc, seed, env, golden, tallies); err != nil {
-				return nil, err
+	}
+	workers = max(1, min(workers, len(trials)))
+	tallies := make([]map[mission.Agent]*agentTally, workers)
+	errs := make([]error, len(trials))
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		tallies[w] = newTallies(spec)
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(trials) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
+				tr := trials[i]
+				err := pl.observeCores(ctx, tr.sc, tr.seed, env, tr.golden, tallies[w])
+				if err == nil {
+					err = pl.observeRoutes(ctx, tr.sc, tr.seed, env, tr.golden, tallies[w])
+				}
+				if err != nil {
+					errs[i] = err
+					cancel()
+				}
 			}
-			if err := pl.observeRoutes(ctx, sc, seed, env, golden, tallies); err != nil {
-				return nil, err
-			}
+		})
+	}
+	wg.Wait()
+	if err := parent.Err(); err != nil {
+		return nil, fmt.Errorf("observe mistakes: %w", err)
+	}
+	for _, err := range errs { // the first error; the others may be its cancellation
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return nil, err
 		}
 	}
 	var out []reports.MistakeCount
 	for _, a := range spec.AgentNames() {
-		out = append(out, tallies[a].counts(a, pl.proto.CoreOf(a).Core)...)
+		t := tallies[0][a]
+		for _, other := range tallies[1:] {
+			t.add(other[a])
+		}
+		out = append(out, t.counts(a, pl.proto.CoreOf(a).Core)...)
 	}
 	return out, nil
+}
+
+// newTallies returns an empty tally for each agent of spec.
+func newTallies(spec *mission.Spec) map[mission.Agent]*agentTally {
+	tallies := map[mission.Agent]*agentTally{}
+	for _, as := range spec.Agents {
+		tallies[as.Name] = newTally(spec, &as)
+	}
+	return tallies
+}
+
+// add adds o's counts to t's (the same agent's, counted on other trials).
+func (t *agentTally) add(o *agentTally) {
+	t.n += o.n
+	t.routes += o.routes
+	t.unmeasured += o.unmeasured
+	for _, m := range [][2]map[string]int{{t.count, o.count}, {t.skipped, o.skipped}, {t.extra, o.extra}} {
+		for k, v := range m[1] {
+			m[0][k] += v
+		}
+	}
 }
 
 func newTally(spec *mission.Spec, as *mission.AgentSpec) *agentTally {

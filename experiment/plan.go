@@ -48,8 +48,10 @@ type plan struct {
 
 	// cores are the agents played by a model (models.go).
 	cores *coreSet
-	// coord derives the observation runs' coordination records.
-	coord *coordination.Deriver
+	// coord derives the observation runs' coordination records; verdicts
+	// remembers their verdicts.
+	coord    *coordination.Deriver
+	verdicts *verdictMemo
 
 	buildIdx, scenarioIdx, designIdx map[string]int
 }
@@ -122,7 +124,8 @@ func TrialSeed(master uint64, scenario string, trial int) uint64 {
 // folder, or a run folder's copies). Errors name the protocol's file, line
 // and field.
 func resolve(p *Protocol, st *Stack, path func(string) string) (*plan, error) {
-	pl := &plan{proto: p, stack: st, level: p.Level(), env: p.Env(), trials: p.Trials, seed: p.Seed, coord: coordination.NewDeriver()}
+	pl := &plan{proto: p, stack: st, level: p.Level(), env: p.Env(), trials: p.Trials, seed: p.Seed,
+		coord: coordination.NewDeriver(), verdicts: &verdictMemo{}}
 	if err := st.check(); err != nil {
 		return nil, err
 	}

@@ -9,8 +9,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/baton-lab/baton/designs"
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/mission/modelcore"
+	"github.com/baton-lab/baton/sandbox"
 )
 
 // itemMission is the mission a design sees for one item: the stack's
@@ -62,6 +64,9 @@ type unitMemo struct {
 
 	trace, end []byte       // an integrated run's trace and end state while hashing
 	zw         *gzip.Writer // nil until a trace is compressed
+	// stored are the traces whose bytes the writer has been handed (nil:
+	// none known), which attachTrace does not compress.
+	stored *storedTraces
 
 	// arena holds the unit's serialised traces (see marshal): it is
 	// emptied, not freed, between units, since nothing a row holds points
@@ -90,6 +95,16 @@ type unitMemo struct {
 	// ran and served count the unit's runs executed and its core runs
 	// served from the twin.
 	ran, served int
+	// scorecards are the unit's designs' scorecards of its core runs.
+	scorecards designs.Scorecards
+}
+
+// cards returns the unit's scorecards; none without a memo.
+func (m *unitMemo) cards() *designs.Scorecards {
+	if m == nil {
+		return nil
+	}
+	return &m.scorecards
 }
 
 func newUnitMemo(share bool) *unitMemo {
@@ -101,6 +116,7 @@ func newUnitMemo(share bool) *unitMemo {
 func (m *unitMemo) reset() {
 	m.run = nil
 	m.twin, m.ran, m.served = nil, 0, 0
+	m.scorecards.Reset()
 	clear(m.cores)
 	clear(m.jsonl)
 	clear(m.kept)
@@ -178,6 +194,9 @@ type sharedRun struct {
 	fired fired
 	took  time.Duration // wall time of the execution
 	use   modelcore.UseCounts
+	// diffs is what Check found in the run's end state, once checked.
+	diffs   []sandbox.Difference
+	checked bool
 }
 
 type sharedCore struct {
@@ -289,6 +308,28 @@ func (m *itemMission) Run(ctx context.Context, b mission.Build, sc *mission.Scen
 		m.keep("integrated", run.Trace)
 	}
 	return run, nil
+}
+
+// Check compares an end state with the scenario's expected one, as the
+// mission does. The unit's shared integrated run is checked once: the
+// observation run and design B read the same end state.
+func (m *itemMission) Check(sc *mission.Scenario, end *sandbox.State) []sandbox.Difference {
+	r := m.memo.sharedRun()
+	if r == nil || r.run.End != end || sc != m.sc {
+		return m.Mission.Check(sc, end)
+	}
+	if !r.checked {
+		r.diffs, r.checked = m.Mission.Check(sc, end), true
+	}
+	return slices.Clone(r.diffs)
+}
+
+// sharedRun returns the unit's shared integrated run, or nil.
+func (m *unitMemo) sharedRun() *sharedRun {
+	if m == nil {
+		return nil
+	}
+	return m.run
 }
 
 // RunCore executes, or serves from the unit, one agent's core run.

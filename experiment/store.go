@@ -18,7 +18,11 @@ import (
 	"github.com/baton-lab/baton/reports"
 )
 
-// StoreSchema identifies the layout of runs.db. v9 stores an item taken
+// StoreSchema identifies the layout of runs.db. v10 has v9's tables and
+// views that join fast: items and findings list executed and taken items
+// in two arms, each keyed by a stored ord (see schemaTemplate), where
+// v9's computed keys made a join of two views compare every row with
+// every row. v9 stores an item taken
 // from its clean twin as a reference to the twin's row (the taken table:
 // its place, its kept trace and its checksum; its values and findings are
 // the twin's, read through it), where v8 copied the twin's row and
@@ -38,7 +42,7 @@ import (
 // offers views for auditors (items, findings, item_flags, suite_runs,
 // detection_cells). v3 kept one wide row per item, keyed by its place in
 // the plan. An older store is refused, not migrated.
-const StoreSchema = "baton.runs/v9"
+const StoreSchema = "baton.runs/v10"
 
 // ObservationName is the name of the observation run in the designs table
 // of runs.db.
@@ -52,9 +56,25 @@ const ObservationName = "observation run"
 // are signed); blame and evidence are JSON. See the README's "The run
 // store" for every table, view and column.
 func schemaSQL(pl *plan) string {
-	return strings.NewReplacer("{slots}", strconv.Itoa(pl.slots()), "{scenarios}", strconv.Itoa(len(pl.scenarios)),
+	return strings.NewReplacer("{item_values}", itemValues, "{slots}", strconv.Itoa(pl.slots()), "{scenarios}", strconv.Itoa(len(pl.scenarios)),
 		"{trials}", strconv.Itoa(pl.trials), "{clean}", reports.CleanBuild).Replace(schemaTemplate)
 }
+
+// itemValues are the items view's columns from flagged to trace_stored,
+// the same in both of its arms: o is the outcomes row whose values the
+// item has (its own, or its twin's), u its unit, tr its kept trace.
+const itemValues = `o.flagged AS flagged, bl.blame AS blame, (SELECT count(*) FROM item_findings f WHERE f.item = o.ord) AS findings,
+	o.model_calls AS model_calls, o.tool_calls AS tool_calls, o.tokens AS tokens, o.tokens_in AS tokens_in, o.tokens_out AS tokens_out,
+	o.environment_resets AS environment_resets, o.fixture_resets AS fixture_resets,
+	o.emits AS emits, o.parses AS parses, o.contract_checks AS contract_checks,
+	o.attribution_steps AS attribution_steps, o.wall_ns AS wall_ns,
+	o.slipped AS slipped, o.faulted AS faulted, o.reached AS reached, o.success AS success,
+	o.match_n AS match_n, o.match_exact AS match_exact, o.match_name_only AS match_name_only,
+	o.match_order_ignored AS match_order_ignored,
+	CASE WHEN d.ord = 0 THEN u.run_sha256 ELSE '' END AS run_sha256,
+	CASE WHEN d.ord = 0 THEN (SELECT e.sha256 FROM end_states e WHERE e.id = u.end_state) ELSE '' END AS end_sha256,
+	coalesce(tr.sha256, '') AS trace_sha256,
+	tr.data IS NOT NULL AS trace_stored`
 
 const schemaTemplate = `
 CREATE TABLE meta (
@@ -176,43 +196,61 @@ CREATE TABLE traces (
 	checksum INTEGER NOT NULL
 );
 
+-- The items and findings views are each a UNION ALL of the executed
+-- items' rows and the taken items' (read through the twin), so that each
+-- arm's ord is a stored key: a query that joins a view (findings.item_id
+-- = items.id, items.ord = item_flags.ord) materialises it once and
+-- searches it by an automatic index, where a join of two computed keys
+-- would compare every row with every row.
 CREATE VIEW items AS
-SELECT u.ord * {slots} + d.ord AS ord,
+SELECT o.ord AS ord,
 	b.id || '/' || d.id || '/' || s.id || '/' || u.trial AS id,
 	b.id AS build, b.class AS class, d.id AS design, s.id AS scenario, u.trial AS trial, t.seed AS seed,
-	o.flagged AS flagged, bl.blame AS blame, (SELECT count(*) FROM item_findings f WHERE f.item = o.ord) AS findings,
-	o.model_calls AS model_calls, o.tool_calls AS tool_calls, o.tokens AS tokens, o.tokens_in AS tokens_in, o.tokens_out AS tokens_out,
-	o.environment_resets AS environment_resets, o.fixture_resets AS fixture_resets,
-	o.emits AS emits, o.parses AS parses, o.contract_checks AS contract_checks,
-	o.attribution_steps AS attribution_steps, o.wall_ns AS wall_ns,
-	o.slipped AS slipped, o.faulted AS faulted, o.reached AS reached, o.success AS success,
-	o.match_n AS match_n, o.match_exact AS match_exact, o.match_name_only AS match_name_only,
-	o.match_order_ignored AS match_order_ignored,
-	CASE WHEN d.ord = 0 THEN u.run_sha256 ELSE '' END AS run_sha256,
-	CASE WHEN d.ord = 0 THEN (SELECT e.sha256 FROM end_states e WHERE e.id = u.end_state) ELSE '' END AS end_sha256,
-	coalesce(tr.sha256, '') AS trace_sha256,
-	tr.data IS NOT NULL AS trace_stored,
-	k.ord IS NOT NULL AS from_twin
+	{item_values},
+	0 AS from_twin
 FROM designs d
 JOIN builds b
 JOIN units u ON u.build = b.ord
-LEFT JOIN taken k ON k.ord = u.ord * {slots} + d.ord
-JOIN outcomes o ON o.ord = coalesce(k.twin, u.ord * {slots} + d.ord)
+JOIN outcomes o ON o.ord = u.ord * {slots} + d.ord
 JOIN scenarios s ON s.ord = u.scenario
 JOIN trials t ON t.scenario = u.scenario AND t.trial = u.trial
 JOIN blames bl ON bl.id = o.blame
-LEFT JOIN traces tr ON tr.id = CASE WHEN k.ord IS NULL THEN o.trace ELSE k.trace END;
+LEFT JOIN traces tr ON tr.id = o.trace
+UNION ALL
+SELECT k.ord,
+	b.id || '/' || d.id || '/' || s.id || '/' || u.trial,
+	b.id, b.class, d.id, s.id, u.trial, t.seed,
+	{item_values},
+	1
+FROM designs d
+JOIN builds b
+JOIN units u ON u.build = b.ord
+JOIN taken k ON k.ord = u.ord * {slots} + d.ord
+JOIN outcomes o ON o.ord = k.twin
+JOIN scenarios s ON s.ord = u.scenario
+JOIN trials t ON t.scenario = u.scenario AND t.trial = u.trial
+JOIN blames bl ON bl.id = o.blame
+LEFT JOIN traces tr ON tr.id = k.trace;
 
 CREATE VIEW findings AS
 SELECT f.item AS ord, b.id || '/' || d.id || '/' || s.id || '/' || u.trial AS item_id, f.seq AS seq,
 	x.rule AS rule, x.message AS message, x.location AS location, x.evidence AS evidence
-FROM (SELECT item, seq, finding FROM item_findings
-	UNION ALL SELECT k.ord, f.seq, f.finding FROM taken k JOIN item_findings f ON f.item = k.twin) f
+FROM item_findings f
 JOIN finding_texts x ON x.id = f.finding
 JOIN units u ON u.ord = f.item / {slots}
 JOIN builds b ON b.ord = u.build
 JOIN scenarios s ON s.ord = u.scenario
-JOIN designs d ON d.ord = f.item % {slots};
+JOIN designs d ON d.ord = f.item % {slots}
+UNION ALL
+SELECT k.ord, b.id || '/' || d.id || '/' || s.id || '/' || u.trial, f.seq,
+	x.rule, x.message, x.location, x.evidence
+FROM taken k
+JOIN item_findings f ON f.item = k.twin
+JOIN finding_texts x ON x.id = f.finding
+JOIN units u ON u.ord = k.unit
+JOIN builds b ON b.ord = u.build
+JOIN scenarios s ON s.ord = u.scenario
+JOIN designs d ON d.ord = k.design;
 
 CREATE VIEW item_flags AS
 SELECT u.ord * {slots} + d.ord AS ord, d.id AS design, b.id AS build, b.class AS class, b.location AS location,

@@ -190,3 +190,65 @@ func TestWriterDictionariesBounded(t *testing.T) {
 		t.Errorf("read back %d items (%v), want %d", got, err, pl.total())
 	}
 }
+
+// TestWriterStoresBytesSentLater: a kept trace whose bytes reach the
+// writer on a row that comes after, in key order, a row with the hash
+// alone (a worker sends no bytes the writer has been handed) is stored
+// as if every row carried them: its bytes and its checksum, in one batch
+// or two.
+func TestWriterStoresBytesSentLater(t *testing.T) {
+	for _, batch := range []int{1, 100} {
+		t.Run(fmt.Sprintf("batch %d", batch), func(t *testing.T) {
+			pl := benchPlan(1)
+			s, err := createStore(filepath.Join(t.TempDir(), StoreFile), pl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.db.Close()
+			gz := []byte("the trace's gzipped bytes")
+			var scratch []byte
+			item := func(ord int, withBytes bool) row {
+				u := pl.unitAt(ord / 4)
+				design := []string{"", "A", "B", "C"}[ord%4]
+				r := row{ord: ord, id: ItemID(pl.builds[0].Info.ID, design, pl.scenarios[0].ID, u.trial),
+					item:     reports.Item{Build: pl.builds[0].Info.ID, Design: design, Scenario: pl.scenarios[0].ID, Trial: u.trial, TraceHash: "0b67e8184f6f3491"},
+					traceSHA: "5ca1ab1e5ca1ab1e", traceLen: 40}
+				if withBytes {
+					r.traceGZ = gz
+				}
+				r.seal(u, &scratch)
+				return r
+			}
+			w := s.startWriter(batch, nil, nil)
+			w.send([]row{item(1, true)})
+			w.send([]row{item(0, false), item(2, false)})
+			if err := w.close(); err != nil {
+				t.Fatal(err)
+			}
+			if !w.stored.has("5ca1ab1e5ca1ab1e") {
+				t.Error("the writer did not note the trace whose bytes it was handed")
+			}
+			var id, sum int64
+			var data []byte
+			if err := s.db.QueryRow("SELECT id, data, checksum FROM traces WHERE sha256 = '5ca1ab1e5ca1ab1e'").Scan(&id, &data, &sum); err != nil {
+				t.Fatal(err)
+			}
+			if string(data) != string(gz) || sum != traceChecksum(id, "5ca1ab1e5ca1ab1e", 40, true) {
+				t.Errorf("trace row: data %q checksum %d, want %q and %d", data, sum, gz, traceChecksum(id, "5ca1ab1e5ca1ab1e", 40, true))
+			}
+			if n := queryRowsDB(t, s, "SELECT count(*) FROM outcomes WHERE trace = "+fmt.Sprint(id)); n != "3" {
+				t.Errorf("%s items name the trace, want 3", n)
+			}
+		})
+	}
+}
+
+// queryRowsDB returns the one value of a query on s.
+func queryRowsDB(tb testing.TB, s *store, q string) string {
+	tb.Helper()
+	rows, err := queryStrings(s.db, q)
+	if err != nil || len(rows) != 1 {
+		tb.Fatalf("%s: %v %v", q, rows, err)
+	}
+	return rows[0]
+}

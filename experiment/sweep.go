@@ -368,6 +368,7 @@ func sweepUnits(ctx context.Context, pl *plan, s *store, done bitset, skipped, w
 			defer wg.Done()
 			wk := &sweepWorker{ctx: ctx, pl: pl, done: done, sel: sel, memo: newUnitMemo(!opt.noShare),
 				sample: sample, flagged: !opt.SampleTracesOnly, lines: live != nil}
+			wk.memo.stored = w.stored
 			if sel != nil {
 				wk.probe = sel.newProbe()
 			}
@@ -487,6 +488,19 @@ func (wk *sweepWorker) unit(u unit, rows []row) ([]row, error) {
 // marked complete.
 func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTrace func(build, id string) bool, failed []reports.InfraFailure) (*Summary, error) {
 	want := pl.total() - failedItems(failed)
+	// The mistakes need the plan alone: measured while the results are
+	// aggregated, on the sweep's idle workers.
+	type observed struct {
+		counts []reports.MistakeCount
+		err    error
+	}
+	mistakes := make(chan observed, 1)
+	go func() {
+		counts, err := pl.observeMistakes(context.Background(), man.Workers)
+		mistakes <- observed{counts, err}
+	}()
+	waitMistakes := sync.OnceValue(func() observed { return <-mistakes })
+	defer waitMistakes() // an early return leaves nothing running
 	var a *aggregation
 	if live != nil {
 		a = &live.aggregation
@@ -511,11 +525,11 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 	}
 	annotate(r, pl, man)
 	r.Infrastructure = failed
-	counts, err := pl.observeMistakes(context.Background())
-	if err != nil {
-		return nil, err
+	m := waitMistakes()
+	if m.err != nil {
+		return nil, m.err
 	}
-	r.SetMistakes(counts, pl.configuredSlips())
+	r.SetMistakes(m.counts, pl.configuredSlips())
 	examples := map[string]bool{}
 	for _, ex := range r.Examples {
 		for _, it := range ex.Items {

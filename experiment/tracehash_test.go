@@ -41,17 +41,7 @@ func legacyRunHash(tb testing.TB, run *mission.Run) string {
 // compared with its twin both ways; the units must include some equal to
 // their twin and some not, or the test shows nothing.
 func TestRunHashAgreesWithLegacy(t *testing.T) {
-	p, err := ParseProtocol([]byte("name: hashes\ntrials: 2\nseed: 5\nscenarios:\n  ids: [S01, S14, S25, S49]\n"), "p.yaml", "", testMissions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl, err := resolve(p, realStack(t), p.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pl.prepare(); err != nil {
-		t.Fatal(err)
-	}
+	pl := preparedPlan(t, "name: hashes\ntrials: 2\nseed: 5\nscenarios:\n  ids: [S01, S14, S25, S49]\n")
 	type hashes struct{ run, legacy, end string }
 	clean := map[string]hashes{} // scenario/trial -> the clean twin's
 	same, differ := 0, 0

@@ -137,7 +137,7 @@ func (o *outcome) attachTrace(k keep, line bool) error {
 	if line {
 		o.row.traceLine = appendTraceLine(nil, o.row.id, b)
 	}
-	if k == keepHash || m.sent[sum.sha] {
+	if k == keepHash || m.sent[sum.sha] || m.stored.has(sum.sha) {
 		return nil
 	}
 	m.sent[sum.sha] = true

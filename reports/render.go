@@ -12,28 +12,57 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/baton-lab/baton/internal/safecsv"
 )
 
 // WriteAll renders r into dir: results.json, report.md, report.html (with
 // the trace viewers of the kept traces in dir/traces/) and one tidy CSV
-// per table ([Files]). Files are written one at a time, each
-// streamed through a buffer into a temporary file renamed into place, so a
-// reader never sees half a file and memory holds one file's rendering state
-// at most, never every file. A Results read back from results.json has no
-// suite runs: WriteAll then leaves suite_runs.csv as it is.
+// per table ([Files]). Files are written two at a time (results.json, the
+// longest, first), each streamed through a buffer into a temporary file
+// renamed into place, so a reader never sees half a file and memory holds
+// two files' rendering state at most, never every file. A Results read
+// back from results.json has no suite runs: WriteAll then leaves
+// suite_runs.csv as it is. On an error it returns the first file's in
+// name order.
 func WriteAll(dir string, r *Results) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write reports: %w", err)
 	}
-	for _, f := range filesIn(dir, r) {
-		if err := writeFileAtomic(filepath.Join(dir, f.Name), f.Write); err != nil {
+	files := filesIn(dir, r)
+	var order []int // results.json, then the others by name
+	for i, f := range files {
+		if f.Name == "results.json" {
+			order = append([]int{i}, order...)
+		} else {
+			order = append(order, i)
+		}
+	}
+	errs := make([]error, len(files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range writers {
+		wg.Go(func() {
+			for k := int(next.Add(1) - 1); k < len(order); k = int(next.Add(1) - 1) {
+				f := files[order[k]]
+				errs[order[k]] = writeFileAtomic(filepath.Join(dir, f.Name), f.Write)
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return fmt.Errorf("write reports: %w", err)
 		}
 	}
 	return nil
 }
+
+// writers is how many files WriteAll writes at once: the end of a run has
+// the sweep's two cores to itself.
+const writers = 2
 
 // File is one report file: its name in the run folder and what writes it.
 type File struct {
