@@ -127,7 +127,7 @@ func TestDimensionsMoveAlone(t *testing.T) {
 		{"reversible effects are not judged", DimEffectSafety, func(r *Record) { r.Effects[0].Irreversible = false }, NotApplicable, nil},
 		{"over the matched budget", DimEfficiency, func(r *Record) { r.Usage.CostUSD = new(2.5) }, Fail, [][]string{{"usage.cost_usd"}}},
 		{"exactly the matched budget", DimEfficiency, func(r *Record) { r.Usage.CostUSD = new(2.0) }, Pass, nil},
-		{"over on tokens only", DimEfficiency, func(r *Record) { r.Budget.Tokens = new(int64(800)) }, Fail, [][]string{{"usage.tokens"}}},
+		{"over on tokens only", DimEfficiency, func(r *Record) { r.Budget.Tokens = new(800.0) }, Fail, [][]string{{"usage.tokens"}}},
 		{"no budget", DimEfficiency, func(r *Record) { r.Budget = nil }, NotApplicable, nil},
 	}
 	baseline := verdicts(ScoreRecord(base()))
@@ -187,7 +187,7 @@ func TestValidate(t *testing.T) {
 			r.Merges = []Merge{{ID: "m1", Agent: "a", Inputs: []string{"h1"}, Conflicts: []Conflict{{Field: "f", Resolution: "merged"}}}}
 		}, `merges[0].conflicts[0].resolution: "merged": want one of resolved, escalated, unresolved, concatenated`},
 		{"effect without key or identity", func(r *Record) { r.Effects[0].Key = "" }, "effects[0].key: missing key and identity: name the effect by at least one"},
-		{"budgeted but not recorded", func(r *Record) { r.Budget.ModelCalls = new(int64(3)) }, "usage.model_calls: not recorded, but budgeted: record it or drop it from the budget"},
+		{"budgeted but not recorded", func(r *Record) { r.Budget.ModelCalls = new(3.0) }, "usage.model_calls: not recorded, but budgeted: record it or drop it from the budget"},
 		{"empty budget", func(r *Record) { r.Budget = &Budget{MatchedTo: "x"} }, "budget: no resource budgeted: give tokens, model_calls, latency_ms or cost_usd, or null for no budget"},
 		{"negative usage", func(r *Record) { r.Usage.Tokens = new(int64(-1)) }, "usage.tokens: negative"},
 	}
@@ -236,7 +236,7 @@ func TestCompareBudgetsExercise(t *testing.T) {
 }
 
 func TestCompareBudgetsAttributions(t *testing.T) {
-	b := Budget{Tokens: new(int64(40000))}
+	b := Budget{Tokens: new(40000.0)}
 	sum := func(k, n int, b Budget) BudgetSummary {
 		return BudgetSummary{System: "s", Successes: k, N: n, Budget: b}
 	}
@@ -249,7 +249,7 @@ func TestCompareBudgetsAttributions(t *testing.T) {
 		{"ahead within uncertainty", sum(9, 10, b), sum(8, 10, b), AttrInconclusive},
 		{"equal", sum(5, 10, b), sum(5, 10, b), AttrNoAdvantage},
 		{"different resources are not matched", sum(90, 100, b), sum(60, 100, Budget{CostUSD: new(1.0)}), AttrUnmatched},
-		{"one more token is not matched", sum(90, 100, b), sum(60, 100, Budget{Tokens: new(int64(40001))}), AttrUnmatched},
+		{"one more token is not matched", sum(90, 100, b), sum(60, 100, Budget{Tokens: new(40001.0)}), AttrUnmatched},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

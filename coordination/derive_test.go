@@ -118,7 +118,7 @@ func TestDerivedDimensionsMove(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.dim.String(), func(t *testing.T) {
 			clean, cleanRun := derive(t, m, sc, mission.Clean(), seed, tt.env, nil)
-			calls, tokens := int64(cleanRun.Cost.ModelCalls), int64(cleanRun.Cost.Tokens)
+			calls, tokens := float64(cleanRun.Cost.ModelCalls), float64(cleanRun.Cost.Tokens)
 			budget := &coordination.Budget{ModelCalls: &calls, Tokens: &tokens, MatchedTo: "the clean build"}
 			clean.Budget = budget
 			if got := verdicts(coordination.ScoreRecord(clean)); got[tt.dim] != coordination.Pass {

@@ -188,10 +188,12 @@ type Usage struct {
 
 // Budget is the matched total budget of a trial: the same total a
 // compared system gets, not a per-agent share. Null fields are not
-// budgeted; a budgeted resource must be recorded in the usage.
+// budgeted; a budgeted resource must be recorded in the usage. Tokens and
+// model calls are counted in whole units but budgeted as numbers: a
+// comparison's per-task budget is the mean of its tasks' budgets.
 type Budget struct {
-	Tokens     *int64   `json:"tokens"`
-	ModelCalls *int64   `json:"model_calls"`
+	Tokens     *float64 `json:"tokens"`
+	ModelCalls *float64 `json:"model_calls"`
 	LatencyMS  *float64 `json:"latency_ms"`
 	CostUSD    *float64 `json:"cost_usd"`
 	MatchedTo  string   `json:"matched_to,omitempty"` // what it is matched to, e.g. "single agent, same tasks"
@@ -214,7 +216,7 @@ func (b Budget) resources(u Usage) []resource {
 	}
 }
 
-func pair[T int64 | float64](name string, limit, used *T) resource {
+func pair[L, U int64 | float64](name string, limit *L, used *U) resource {
 	r := resource{name: name, limited: limit != nil, seen: used != nil}
 	if limit != nil {
 		r.limit = float64(*limit)

@@ -110,7 +110,7 @@ var edits = []func(r *coordination.Record, rng *rand.Rand, n int){
 		}
 	},
 	func(r *coordination.Record, _ *rand.Rand, _ int) { // over a budget
-		calls := *r.Usage.ModelCalls - 1
+		calls := float64(*r.Usage.ModelCalls - 1)
 		r.Budget = &coordination.Budget{ModelCalls: &calls, MatchedTo: "one call fewer"}
 	},
 }

@@ -187,6 +187,7 @@ func TestSweepMatchesLocal(t *testing.T) {
 		t.Fatalf("distributed run: %v", o.err)
 	}
 	sameResults(t, localDir, o.dir)
+	sameSelection(t, localDir, o.dir)
 	st := remote.Stats()
 	t.Logf("killed worker took unit %s; stats %+v", unit, st)
 	if unit == "" || st.Redelivered < 1 || st.Answers < st.Units || st.GivenUp != 0 {
@@ -260,6 +261,29 @@ func sameResults(tb testing.TB, localDir, distDir string) {
 	local, dist := readFile(tb, filepath.Join(localDir, experiment.ResultsFile)), readFile(tb, filepath.Join(distDir, experiment.ResultsFile))
 	if !bytes.Equal(local, dist) {
 		tb.Errorf("results.json differs between the local and the distributed run (-local +distributed):\n%s", cmp.Diff(string(local), string(dist)))
+	}
+}
+
+// sameSelection compares the manifests' selection blocks: what was
+// executed and taken is the local run's, and the workers, which hold no
+// twin's runs, executed the runs the local run served from twins too.
+func sameSelection(tb testing.TB, localDir, distDir string) {
+	tb.Helper()
+	local, err := experiment.ReadManifest(localDir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dist, err := experiment.ReadManifest(distDir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if local.Selection == nil || dist.Selection == nil || local.Selection.RunsExecuted == 0 {
+		tb.Fatalf("selection: local %+v, distributed %+v; want both, with runs executed", local.Selection, dist.Selection)
+	}
+	want := *local.Selection
+	want.RunsExecuted, want.RunsServed, want.Note = want.RunsExecuted+want.RunsServed, 0, dist.Selection.Note
+	if d := cmp.Diff(want, *dist.Selection); d != "" {
+		tb.Errorf("manifest selection (-local, its served runs executed +distributed):\n%s", d)
 	}
 }
 

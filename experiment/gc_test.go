@@ -39,3 +39,32 @@ func TestTuneGC(t *testing.T) {
 		})
 	}
 }
+
+// limitMemory sets the soft memory limit for a run and restores the
+// previous one; 0 and a negative setting leave it.
+func TestLimitMemory(t *testing.T) {
+	const prev = 1 << 40
+	old := debug.SetMemoryLimit(prev)
+	defer debug.SetMemoryLimit(old)
+	for _, tc := range []struct {
+		name  string
+		limit int64
+		want  int64
+	}{
+		{"set", 300 << 20, 300 << 20},
+		{"left alone", 0, prev},
+		{"negative: left alone", -1, prev},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			restore := limitMemory(tc.limit)
+			got := debug.SetMemoryLimit(-1)
+			restore()
+			if got != tc.want {
+				t.Errorf("during the run the memory limit = %d, want %d", got, tc.want)
+			}
+			if after := debug.SetMemoryLimit(-1); after != prev {
+				t.Errorf("after the run the memory limit = %d, want %d restored", after, int64(prev))
+			}
+		})
+	}
+}

@@ -435,8 +435,9 @@ func (mr *matchedRun) countDims(a *reports.MatchedArm, r armRun, si int) {
 }
 
 // budgetOf is the per-task budget an arm ran under: the matched budgets'
-// mean for the multi-agent build (the budget is what it spent) and the
-// matched single agent, none for the unmatched one, which ran uncapped.
+// mean (to a hundredth) for the multi-agent build (the budget is what it
+// spent) and the matched single agent, none for the unmatched one, which
+// ran uncapped.
 func (mr *matchedRun) budgetOf(arm int) coordination.Budget {
 	if arm == armSingle {
 		return coordination.Budget{}
@@ -445,8 +446,7 @@ func (mr *matchedRun) budgetOf(arm int) coordination.Budget {
 	for _, b := range mr.budget {
 		total += float64(b)
 	}
-	total /= float64(max(1, len(mr.budget)))
-	v := int64(math.Round(total))
+	v := math.Round(total/float64(max(1, len(mr.budget)))*100) / 100
 	b := coordination.Budget{MatchedTo: "the multi-agent build's " + mr.mb.Measure + " total per " + mr.mb.Per}
 	if mr.mb.unit() == mission.UnitTokens {
 		b.Tokens = &v

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -131,6 +133,26 @@ func TestMatchedRevoteTriage(t *testing.T) {
 		t.Errorf("model calls per task: multi %.2f, single %.2f, matched %.2f: want the single agents within the team's", m.ModelCalls, s.ModelCalls, sm.ModelCalls)
 	}
 	t.Logf("multi %d/%d, single %d/%d, matched %d/%d (votes %.2f, over %d)", m.Successes, m.Runs, s.Successes, s.Runs, sm.Successes, sm.Runs, sm.Votes, sm.OverBudget)
+
+	// The per-task budget is the mean of the scenarios' budgets, to a
+	// hundredth, not rounded to a whole call.
+	var total int
+	for _, c := range res.Cases {
+		total += c.Budget
+	}
+	mean := math.Round(float64(total)/float64(len(res.Cases))*100) / 100
+	if mean == math.Trunc(mean) {
+		t.Fatalf("mean budget %v is a whole number: the protocol no longer shows its precision", mean)
+	}
+	want := "model_calls " + strconv.FormatFloat(mean, 'f', -1, 64)
+	for _, a := range []reports.MatchedArm{m, sm} {
+		if got := a.Budget.String(); got != want {
+			t.Errorf("%s: budget %q, want %q", a.Name, got, want)
+		}
+	}
+	if claim := res.Comparisons[1].Budget.Claim; !strings.Contains(claim, "("+want+")") {
+		t.Errorf("matched claim %q does not give the budget as %q", claim, want)
+	}
 }
 
 // TestMatchedModelCores runs the comparison with every core a model

@@ -110,28 +110,62 @@ func UnitKey(build, scenario string, trial int) string {
 
 // unitOf returns the plan's unit of a key.
 func (pl *plan) unitOf(key string) (unit, error) {
+	u, _, err := pl.unitSlotsOf(key)
+	return u, err
+}
+
+// unitSlotsOf returns the plan's unit of a key and the slots the key
+// names, in order (nil: every slot). A key names slots when some of the
+// unit's items are stored already (taken from the twin, or by an earlier
+// session): build/scenario/trial/1,3 (see [remoteSink.keys]).
+func (pl *plan) unitSlotsOf(key string) (unit, []int, error) {
 	parts := strings.Split(key, "/")
-	if len(parts) != 3 {
-		return unit{}, fmt.Errorf("unit %q: want build/scenario/trial", key)
+	if len(parts) != 3 && len(parts) != 4 {
+		return unit{}, nil, fmt.Errorf("unit %q: want build/scenario/trial", key)
 	}
 	b, ok := pl.buildIdx[parts[0]]
 	if !ok {
-		return unit{}, fmt.Errorf("unit %q: the run has no build %q", key, parts[0])
+		return unit{}, nil, fmt.Errorf("unit %q: the run has no build %q", key, parts[0])
 	}
 	s, ok := pl.scenarioIdx[parts[1]]
 	if !ok {
-		return unit{}, fmt.Errorf("unit %q: the run has no scenario %q", key, parts[1])
+		return unit{}, nil, fmt.Errorf("unit %q: the run has no scenario %q", key, parts[1])
 	}
 	t, err := strconv.Atoi(parts[2])
 	if err != nil || t < 1 || t > pl.trials || strconv.Itoa(t) != parts[2] {
-		return unit{}, fmt.Errorf("unit %q: trial %q: want 1 to %d", key, parts[2], pl.trials)
+		return unit{}, nil, fmt.Errorf("unit %q: trial %q: want 1 to %d", key, parts[2], pl.trials)
 	}
-	return pl.unitAt(pl.unitIndex(b, s, t)), nil
+	u := pl.unitAt(pl.unitIndex(b, s, t))
+	if len(parts) == 3 {
+		return u, nil, nil
+	}
+	var slots []int
+	for f := range strings.SplitSeq(parts[3], ",") {
+		slot, err := strconv.Atoi(f)
+		if err != nil || slot < 0 || slot >= pl.slots() || strconv.Itoa(slot) != f || (len(slots) > 0 && slot <= slots[len(slots)-1]) {
+			return unit{}, nil, fmt.Errorf("unit %q: slots %q: want increasing numbers from 0 to %d", key, parts[3], pl.slots()-1)
+		}
+		slots = append(slots, slot)
+	}
+	return u, slots, nil
 }
 
 // unitKey returns a unit's key.
 func (pl *plan) unitKey(u unit) string {
 	return UnitKey(pl.builds[u.build].Info.ID, pl.scenarios[u.scenario].ID, u.trial)
+}
+
+// slotsKey returns the key of u's slots (nil: every slot).
+func (pl *plan) slotsKey(u unit, slots []int) string {
+	key := pl.unitKey(u)
+	for i, slot := range slots {
+		sep := ","
+		if i == 0 {
+			sep = "/"
+		}
+		key += sep + strconv.Itoa(slot)
+	}
+	return key
 }
 
 // IncompleteError is what [Run] returns, after writing every output, when
@@ -217,9 +251,9 @@ func remoteSweep(ctx context.Context, ses *session, lv *live, sample float64, op
 	if err != nil {
 		return nil, err
 	}
-	skipped := ses.skipped
+	skipped, selecting := ses.skipped, false
 	if mode, _ := selectionOf(pl, opt); mode == SelectCoverage {
-		if skipped, err = remoteSelect(ctx, ses, lv, sample, opt); err != nil {
+		if skipped, selecting, err = remoteSelect(ctx, ses, lv, sample, opt); err != nil {
 			return nil, err
 		}
 	}
@@ -227,6 +261,7 @@ func remoteSweep(ctx context.Context, ses *session, lv *live, sample float64, op
 	if len(k.units) == 0 {
 		return nil, nil
 	}
+	k.countRuns = selecting
 	if k.models, err = newSinkModels(ctx, pl.cores, opt.Remote); err != nil {
 		return nil, err
 	}
@@ -251,6 +286,12 @@ func remoteSweep(ctx context.Context, ses *session, lv *live, sample float64, op
 		return nil, err
 	case werr != nil:
 		return nil, werr
+	}
+	if selecting {
+		// The workers hold no twin's runs: they serve none.
+		if err := s.addRunCounts(k.ran, 0); err != nil {
+			return nil, err
+		}
 	}
 	failed := k.failures()
 	if lv != nil {
@@ -279,6 +320,11 @@ type remoteSink struct {
 	done  bitset
 	w     *writer
 	lines bool // build the kept traces' lines (a fresh sweep's)
+
+	// countRuns sums the runs the mutant units' answers executed into
+	// ran, as a local sweep with coverage selection counts them.
+	countRuns bool
+	ran       int64
 
 	models  *sinkModels       // nil without model cores
 	units   map[int]unitState // the session's units by index
@@ -313,10 +359,20 @@ func (k *remoteSink) missing(i int) int {
 	return n
 }
 
+// keys are the units to hand out, in plan order, each naming the slots
+// to execute when some of its items are stored.
 func (k *remoteSink) keys() []string {
 	keys := make([]string, len(k.order))
 	for j, i := range k.order {
-		keys[j] = k.pl.unitKey(k.pl.unitAt(i))
+		var slots []int
+		if k.missing(i) < k.pl.slots() {
+			for slot := range k.pl.slots() {
+				if !k.done.has(itemIndex(k.pl, i, slot)) {
+					slots = append(slots, slot)
+				}
+			}
+		}
+		keys[j] = k.pl.slotsKey(k.pl.unitAt(i), slots)
 	}
 	return keys
 }
@@ -332,10 +388,13 @@ func (k *remoteSink) Result(key string, data []byte) (int, bool, error) {
 	if !ok || st == unitStored {
 		return 0, k.left == 0, nil // stored before this session, or already
 	}
-	rows, err := k.decode(u, data)
+	rows, runs, err := k.decode(u, data)
 	if err != nil {
 		done, _ := k.Failed(key, 0, "unreadable answer: "+err.Error())
 		return 0, done, nil
+	}
+	if k.countRuns && u.build > 0 && len(rows) > 0 {
+		k.ran += int64(runs)
 	}
 	if len(rows) > 0 {
 		k.w.send(rows)
@@ -362,7 +421,7 @@ func (k *remoteSink) Failed(key string, deliveries int, reason string) (bool, er
 	k.units[u.index] = unitFailed
 	k.left--
 	b, sc := k.pl.builds[u.build].Info.ID, k.pl.scenarios[u.scenario].ID
-	k.failed[u.index] = reports.InfraFailure{Unit: key, Build: b, Scenario: sc, Trial: u.trial,
+	k.failed[u.index] = reports.InfraFailure{Unit: k.pl.unitKey(u), Build: b, Scenario: sc, Trial: u.trial,
 		Items: k.missing(u.index), Deliveries: deliveries, Reason: firstLineOf(reason)}
 	return k.left == 0, nil
 }

@@ -228,16 +228,20 @@ func FuzzUnitKey(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, k := range []string{"clean/S1/1", "ctl-amount/S3/3", "clean/S1/01", "clean/S1/4", "clean/S1/0", "clean//1", "a/b/c/d", ""} {
+	for _, k := range []string{"clean/S1/1", "ctl-amount/S3/3", "clean/S1/01", "clean/S1/4", "clean/S1/0", "clean//1", "a/b/c/d",
+		"clean/S1/1/0,2", "clean/S1/1/2,1", "clean/S1/1/", "clean/S1/1/3,3", "clean/S1/1/4", "clean/S1/1/-1", "clean/S1/1/01", ""} {
 		f.Add(k)
 	}
 	f.Fuzz(func(t *testing.T, key string) {
-		u, err := pl.unitOf(key)
+		u, slots, err := pl.unitSlotsOf(key)
 		if err != nil {
 			return
 		}
-		if got := pl.unitKey(u); got != key {
-			t.Fatalf("unitOf(%q) is the unit %q", key, got)
+		if got := pl.slotsKey(u, slots); got != key {
+			t.Fatalf("unitSlotsOf(%q) is the unit's slots %q", key, got)
+		}
+		if slots != nil && len(slots) == 0 {
+			t.Fatalf("unitSlotsOf(%q) names no slot", key)
 		}
 	})
 }
@@ -270,14 +274,14 @@ func FuzzUnitAnswer(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(good)
-	f.Add([]byte(`{"schema":"baton.unit-result/v1","unit":"clean/S1/1","rows":[]}`))
+	f.Add([]byte(`{"schema":"baton.unit-result/v2","unit":"clean/S1/1","rows":[]}`))
 	u, err := r.pl.unitOf(key)
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		k := newRemoteSink(r.pl, newBitset(r.pl.total()), true)
-		rows, err := k.decode(u, data)
+		rows, _, err := k.decode(u, data)
 		if err != nil {
 			if k.missing(u.index) != r.pl.slots() {
 				t.Fatalf("a refused answer (%v) marked items stored", err)

@@ -11,14 +11,18 @@ import (
 )
 
 // UnitResultSchema identifies the layout of a unit's answer.
-const UnitResultSchema = "baton.unit-result/v1"
+const UnitResultSchema = "baton.unit-result/v2"
 
-// unitResult is a unit's answer on the wire: every item of the unit, by
-// slot (0 the observation run, then the designs in plan order).
+// unitResult is a unit's answer on the wire: the items its key asked
+// for (every item of the unit when it names no slots), by slot (0 the
+// observation run, then the designs in plan order), and how many mission
+// runs executing them executed (integrated and core runs alone, each run
+// shared within the unit once).
 type unitResult struct {
 	Schema string      `json:"schema"`
 	Unit   string      `json:"unit"`
 	Rows   []unitItem  `json:"rows"`
+	Runs   int         `json:"runs"`
 	Models *unitModels `json:"models,omitempty"`
 }
 
@@ -37,47 +41,60 @@ type unitItem struct {
 }
 
 // decode reads an answer to unit u into the rows of the items not yet
-// stored, sealed for the writer, and marks them stored. Every item of the
-// unit must be there, once, and name the unit; nothing is marked when
+// stored, sealed for the writer, and marks them stored; it returns the
+// answer's runs too. Every item of the unit not yet stored must be there,
+// each item once, in slot order, naming the unit; nothing is marked when
 // the answer is refused.
-func (k *remoteSink) decode(u unit, data []byte) ([]row, error) {
+func (k *remoteSink) decode(u unit, data []byte) ([]row, int, error) {
 	pl := k.pl
 	var res unitResult
 	if err := json.Unmarshal(data, &res); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	key := pl.unitKey(u)
 	switch {
 	case res.Schema != UnitResultSchema:
-		return nil, fmt.Errorf("schema %q, want %q", res.Schema, UnitResultSchema)
+		return nil, 0, fmt.Errorf("schema %q, want %q", res.Schema, UnitResultSchema)
 	case res.Unit != key:
-		return nil, fmt.Errorf("answers unit %q, not %q", res.Unit, key)
-	case len(res.Rows) != pl.slots():
-		return nil, fmt.Errorf("%d items, the unit has %d", len(res.Rows), pl.slots())
+		return nil, 0, fmt.Errorf("answers unit %q, not %q", res.Unit, key)
 	}
 	b, sc := pl.builds[u.build].Info, pl.scenarios[u.scenario]
 	gz := map[string][]byte{}
-	for slot, x := range res.Rows {
-		design := ""
-		if slot > 0 {
-			design = pl.designs[slot-1].ID
+	next := 0 // the first slot the answer may hold next
+	for _, x := range res.Rows {
+		if x.Slot < next || x.Slot >= pl.slots() {
+			return nil, 0, fmt.Errorf("item of slot %d: want slots in order, from %d to %d", x.Slot, next, pl.slots()-1)
 		}
-		it := x.Item
-		if x.Slot != slot || it.Build != b.ID || it.Design != design || it.Scenario != sc.ID || it.Trial != u.trial {
-			return nil, fmt.Errorf("item %d is %s (slot %d), want %s", slot, ItemID(it.Build, it.Design, it.Scenario, it.Trial), x.Slot, ItemID(b.ID, design, sc.ID, u.trial))
+		for ; next < x.Slot; next++ {
+			if !k.done.has(itemIndex(pl, u.index, next)) {
+				return nil, 0, fmt.Errorf("no item of slot %d", next)
+			}
+		}
+		next++
+		design := ""
+		if x.Slot > 0 {
+			design = pl.designs[x.Slot-1].ID
+		}
+		if it := x.Item; it.Build != b.ID || it.Design != design || it.Scenario != sc.ID || it.Trial != u.trial {
+			return nil, 0, fmt.Errorf("item of slot %d is %s, want %s", x.Slot, ItemID(it.Build, it.Design, it.Scenario, it.Trial), ItemID(b.ID, design, sc.ID, u.trial))
 		}
 		if x.TraceGZ != nil {
 			gz[x.TraceSHA] = x.TraceGZ
 		}
 	}
+	for ; next < pl.slots(); next++ {
+		if !k.done.has(itemIndex(pl, u.index, next)) {
+			return nil, 0, fmt.Errorf("no item of slot %d", next)
+		}
+	}
 	if err := k.models.take(res.Models); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var rows []row
 	var buf bytes.Buffer
 	var zr *gzip.Reader
-	for slot, x := range res.Rows {
-		ord := itemIndex(pl, u.index, slot)
+	for _, x := range res.Rows {
+		ord := itemIndex(pl, u.index, x.Slot)
 		if k.done.has(ord) {
 			continue
 		}
@@ -88,13 +105,13 @@ func (k *remoteSink) decode(u unit, data []byte) ([]row, error) {
 		if k.lines && x.Line {
 			z, ok := gz[x.TraceSHA]
 			if !ok {
-				return nil, fmt.Errorf("item %s: its kept trace %s has no bytes", r.id, short(x.TraceSHA))
+				return nil, 0, fmt.Errorf("item %s: its kept trace %s has no bytes", r.id, short(x.TraceSHA))
 			}
 			if err := gunzip(&buf, zr, z); err != nil {
-				return nil, fmt.Errorf("item %s: trace: %w", r.id, err)
+				return nil, 0, fmt.Errorf("item %s: trace: %w", r.id, err)
 			}
 			if _, ok := checkTrace(TraceHashAlgorithm, buf.Bytes(), x.TraceSHA); !ok {
-				return nil, fmt.Errorf("item %s: its trace does not hash to %s", r.id, short(x.TraceSHA))
+				return nil, 0, fmt.Errorf("item %s: its trace does not hash to %s", r.id, short(x.TraceSHA))
 			}
 			r.traceLine = appendTraceLine(nil, r.id, buf.Bytes())
 		}
@@ -104,16 +121,17 @@ func (k *remoteSink) decode(u unit, data []byte) ([]row, error) {
 	for _, r := range rows {
 		k.done.set(r.ord)
 	}
-	return rows, nil
+	return rows, res.Runs, nil
 }
 
-// encodeUnit writes a unit's outcomes as its answer.
-func encodeUnit(key string, outs []*outcome, lines []bool, models *unitModels) ([]byte, error) {
-	res := unitResult{Schema: UnitResultSchema, Unit: key, Rows: make([]unitItem, len(outs)), Models: models}
-	for slot, o := range outs {
+// encodeUnit writes the outcomes of a unit's slots, and the runs they
+// executed, as its answer.
+func encodeUnit(key string, slots []int, outs []*outcome, lines []bool, runs int, models *unitModels) ([]byte, error) {
+	res := unitResult{Schema: UnitResultSchema, Unit: key, Rows: make([]unitItem, len(outs)), Runs: runs, Models: models}
+	for i, o := range outs {
 		r := &o.row
-		res.Rows[slot] = unitItem{Slot: slot, Item: r.item, Findings: r.findings,
-			TraceSHA: r.traceSHA, TraceLen: r.traceLen, TraceGZ: r.traceGZ, Line: lines[slot] && r.traceSHA != ""}
+		res.Rows[i] = unitItem{Slot: slots[i], Item: r.item, Findings: r.findings,
+			TraceSHA: r.traceSHA, TraceLen: r.traceLen, TraceGZ: r.traceGZ, Line: lines[i] && r.traceSHA != ""}
 	}
 	return json.Marshal(res)
 }

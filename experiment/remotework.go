@@ -106,27 +106,34 @@ func (r *JobRunner) Units() []string {
 	return keys
 }
 
-// Execute runs every item of a unit, as a local sweep's worker does,
-// and returns the unit's answer for the coordinator's [Sink].
+// Execute runs every item of a unit, or those its key names, as a local
+// sweep's worker does, and returns the unit's answer for the
+// coordinator's [Sink].
 func (r *JobRunner) Execute(ctx context.Context, key string) ([]byte, error) {
 	pl := r.pl
-	u, err := pl.unitOf(key)
+	u, slots, err := pl.unitSlotsOf(key)
 	if err != nil {
 		return nil, err
 	}
 	if r.unbound() {
 		return nil, fmt.Errorf("unit %s: %w", key, ErrUnboundModels)
 	}
+	if slots == nil {
+		slots = make([]int, pl.slots())
+		for i := range slots {
+			slots[i] = i
+		}
+	}
 	memo := r.memo()
 	defer r.release(memo)
 	memo.reset()
-	outs := make([]*outcome, pl.slots())
-	lines := make([]bool, pl.slots())
+	outs := make([]*outcome, len(slots))
+	lines := make([]bool, len(slots))
 	um := r.unitModels()
 	if um != nil {
 		ctx = model.WithKeyLog(ctx, &um.log)
 	}
-	for slot := range pl.slots() {
+	for i, slot := range slots {
 		sctx, h := um.slot(ctx)
 		out, err := pl.evaluate(sctx, u, slot, memo)
 		if err != nil {
@@ -137,9 +144,9 @@ func (r *JobRunner) Execute(ctx context.Context, key string) ([]byte, error) {
 		if err := out.attachTrace(k, false); err != nil {
 			return nil, err
 		}
-		outs[slot], lines[slot] = out, k == keepBytes
+		outs[i], lines[i] = out, k == keepBytes
 	}
-	return encodeUnit(key, outs, lines, um.done(r.pl.cores))
+	return encodeUnit(pl.unitKey(u), slots, outs, lines, memo.ran, um.done(r.pl.cores))
 }
 
 func (r *JobRunner) memo() *unitMemo {

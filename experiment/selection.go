@@ -534,17 +534,19 @@ func (s *store) addRunCounts(ran, served int64) error {
 // remoteSelect is coverage selection for a distributed sweep: the
 // coordinator executes the clean units itself, probing them, then stores
 // the mutant units taken whole from their twins, and marks both done in
-// ses.done, so that only the units left are handed out. It returns the
-// items stored before the hand-out.
-func remoteSelect(ctx context.Context, ses *session, lv *live, sample float64, opt Options) (int, error) {
+// ses.done, so that only the units and items left are handed out (a
+// mutant unit some items of which are taken is handed out for the rest).
+// It returns the items stored before the hand-out, and whether it selects
+// (some build may be taken from its twin).
+func remoteSelect(ctx context.Context, ses *session, lv *live, sample float64, opt Options) (int, bool, error) {
 	pl, s, done := ses.pl, ses.s, ses.done
 	sel, err := newSelection(pl, s, done)
 	if err != nil || sel == nil {
-		return ses.skipped, err
+		return ses.skipped, false, err
 	}
 	clean := len(sel.twins) * pl.slots()
 	if err := sweepUnits(ctx, pl, s, done, ses.skipped, ses.man.Workers, sample, lv, opt, sel, len(sel.twins)); err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	skipped := ses.skipped
 	for i := range clean {
@@ -573,12 +575,12 @@ func remoteSelect(ctx context.Context, ses *session, lv *live, sample float64, o
 		taken, err := sel.take(ctx, u, done, sample, !opt.SampleTracesOnly, &memo, &scratch)
 		if err != nil {
 			w.close()
-			return 0, err
-		}
-		if taken == nil || slices.ContainsFunc(taken, func(t takenRow) bool { return !t.ok }) {
-			continue // handed out whole
+			return 0, false, err
 		}
 		for slot, t := range taken {
+			if !t.ok {
+				continue // handed out
+			}
 			rows = append(rows, t.row)
 			done.set(itemIndex(pl, i, slot))
 			skipped++
@@ -592,7 +594,7 @@ func remoteSelect(ctx context.Context, ses *session, lv *live, sample float64, o
 		w.send(rows)
 	}
 	if err := w.close(); err != nil {
-		return 0, err
+		return 0, false, err
 	}
-	return skipped, ctx.Err()
+	return skipped, true, ctx.Err()
 }

@@ -129,12 +129,7 @@ func TestSelectionResumeTaken(t *testing.T) {
 	if d := cmp.Diff([]string{"1, 1"}, half); d != "" {
 		t.Fatalf("after the interrupt (some taken, not every item stored) (-want +got):\n%s", d)
 	}
-	if _, err := Run(context.Background(), opt); err != nil {
-		finished(t, err)
-	}
-	if !bytes.Equal(readFile(t, filepath.Join(full, ResultsFile)), readFile(t, filepath.Join(opt.RunDir, ResultsFile))) {
-		t.Error("results.json of the resumed run differs")
-	}
+	resumeMatches(t, opt, full)
 	if d := cmp.Diff(storedRows(t, full), storedRows(t, opt.RunDir)); d != "" {
 		t.Errorf("stored rows differ (-uninterrupted +resumed):\n%s", d)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -19,6 +20,7 @@ import (
 func newRunCmd(g *globals) *cobra.Command {
 	var opt experiment.Options
 	var seed uint64
+	var memoryLimit int64
 	var dist natsFlags
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -73,6 +75,10 @@ incomplete by its items until --resume executes them.
 			if cmd.Flags().Changed("trials") && opt.Trials < 1 {
 				return &usageError{fmt.Errorf("--trials %d: want at least 1", opt.Trials)}
 			}
+			if memoryLimit < 0 || memoryLimit > math.MaxInt64>>20 {
+				return &usageError{fmt.Errorf("--memory-limit %d: want 0 (none) or a size in MiB", memoryLimit)}
+			}
+			opt.MemoryLimit = memoryLimit << 20
 			var bar *progressBar
 			if !g.quiet && isTerminal(g.stderr) {
 				bar = newProgressBar(g.stderr)
@@ -116,6 +122,7 @@ incomplete by its items until --resume executes them.
 	f.StringVar(&opt.Deviate, "deviate", "", "the reason to override a setting of a locked protocol (--trials, --seed); recorded in the manifest and every report")
 	f.StringVar(&opt.ModelCache, "model-cache", "", "a directory of model answers shared between runs, searched after the run folder's model-cache/ (overrides the protocol's model_cache)")
 	f.BoolVar(&opt.ModelOffline, "model-offline", false, "answer model cores from the model caches alone, never calling an endpoint (a request they do not hold is an error)")
+	f.Int64Var(&memoryLimit, "memory-limit", 0, "soft limit in MiB on the memory the sweep's Go runtime uses (0: GOMEMLIMIT's, or none): a lower peak for some CPU; results do not depend on it")
 	return cmd
 }
 
