@@ -223,8 +223,11 @@ func (d *Decoder) Unknown(path, what, got string, choices []string) *Error {
 	if k := d.at[path].key; k != nil && k.Value == got {
 		e.Pos = Pos{Line: k.Line, Column: k.Column}
 	}
-	e.Choices, e.Suggest = choices, Suggest(got, choices)
+	e.Choices = choices
 	d.add(e)
+	if d.errs.Keeps(e) {
+		e.Suggest = Suggest(got, choices)
+	}
 	return e
 }
 

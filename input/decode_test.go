@@ -193,3 +193,50 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestFloodSuggestsForKept: every problem kept still carries its
+// suggestion, and a problem only counted is not kept.
+func TestFloodSuggestsForKept(t *testing.T) {
+	var b strings.Builder
+	for i := range 20 {
+		b.WriteString("trials" + string(rune('a'+i)) + ": 1\n") // one edit from trials
+		b.WriteString("zzzzzzzz" + strconv.Itoa(i) + ": 1\n")   // near no field
+	}
+	_, err := decode(t, b.String(), input.Options{})
+	var l *input.List
+	if !errors.As(err, &l) || len(l.Errs) != input.DefaultMaxErrors {
+		t.Fatalf("got %v, want a list of %d", err, input.DefaultMaxErrors)
+	}
+	for _, e := range l.Errs {
+		if near := strings.HasPrefix(e.Field, "trials"); (e.Suggest == "trials") != near {
+			t.Errorf("%s: suggest %q", e.Field, e.Suggest)
+		}
+	}
+
+	var c input.Collector
+	c.Max = 1
+	e1, e2 := &input.Error{Problem: "one"}, &input.Error{Problem: "two"}
+	c.Add(e1)
+	if !c.Keeps(e1) {
+		t.Error("the first problem is not kept")
+	}
+	c.Add(e2)
+	if c.Keeps(e2) {
+		t.Error("a problem past Max is kept")
+	}
+}
+
+// BenchmarkErrorFlood decodes a file of 10,000 unknown keys: 25 problems
+// kept with their suggestions, the rest counted.
+func BenchmarkErrorFlood(b *testing.B) {
+	var sb strings.Builder
+	for i := range 10000 {
+		sb.WriteString("k" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + "_" + strconv.Itoa(i) + ": 1\n")
+	}
+	src := sb.String()
+	for b.Loop() {
+		if _, err := decode(b, src, input.Options{Limits: input.Limits{Bytes: 1 << 22}}); err == nil {
+			b.Fatal("want problems")
+		}
+	}
+}

@@ -207,6 +207,14 @@ func (c *Collector) add(e *Error) {
 	c.list.Errs = append(c.list.Errs, e)
 }
 
+// Keeps reports whether e, just added, is among the problems kept rather
+// than only counted: what only a shown problem needs (a suggestion, an edit
+// distance against every choice) is worked out for a kept one alone.
+func (c *Collector) Keeps(e *Error) bool {
+	n := len(c.list.Errs)
+	return n > 0 && c.list.Errs[n-1] == e
+}
+
 // Full reports whether the collector has stopped keeping problems.
 func (c *Collector) Full() bool { return len(c.list.Errs) >= cmp.Or(c.Max, DefaultMaxErrors) }
 

@@ -175,7 +175,10 @@ func (w *jsonWalk) object(path string, keys []string) bool {
 		seen[key] = off
 		if keys != nil && !slices.Contains(keys, key) {
 			e := w.j.Errorf(off, p, "unknown key")
-			e.Choices, e.Suggest = keys, Suggest(key, keys)
+			e.Choices = keys
+			if w.j.errs.Keeps(e) {
+				e.Suggest = Suggest(key, keys)
+			}
 			return false
 		}
 		tok, voff, ok := w.token(p)

@@ -106,7 +106,10 @@ func (d *Decoder) structValue(n *yaml.Node, path string, v reflect.Value) {
 		i, ok := info.index[key]
 		if !ok {
 			e := d.errorAt(k, p, "unknown field")
-			e.Choices, e.Suggest = info.keys, Suggest(key, info.keys)
+			e.Choices = info.keys
+			if d.errs.Keeps(e) {
+				e.Suggest = Suggest(key, info.keys)
+			}
 			return
 		}
 		d.at[p] = place{key: k, val: val}
