@@ -1,0 +1,34 @@
+package experiment
+
+import (
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// phases times the steps of a run for the debug log (--log-level debug):
+// where the wall time goes outside the sweep. Durations go to the log
+// alone, never into the results or the reports.
+type phases struct {
+	log         zerolog.Logger
+	start, last time.Time
+}
+
+func newPhases(log zerolog.Logger) *phases {
+	now := time.Now()
+	return &phases{log: log, start: now, last: now}
+}
+
+// done logs the step that ends now, begun when the previous one ended.
+func (p *phases) done(step string) {
+	now := time.Now()
+	p.log.Debug().Str("phase", step).Dur("took", now.Sub(p.last)).Dur("at", now.Sub(p.start)).Msg("run phase")
+	p.last = now
+}
+
+// took logs a step begun at start that ends now, run alongside the
+// others (it does not move the start of the next).
+func (p *phases) took(step string, start time.Time) {
+	now := time.Now()
+	p.log.Debug().Str("phase", step).Dur("took", now.Sub(start)).Dur("at", now.Sub(p.start)).Msg("run phase")
+}
