@@ -480,6 +480,9 @@ func (wk *sweepWorker) unit(u unit, rows []row) ([]row, error) {
 		out.row.seal(u, &wk.scratch)
 		rows = append(rows, out.row)
 	}
+	if err == nil && u.build == 0 {
+		pl.noteClean(u, memo)
+	}
 	if sel != nil && u.build == 0 {
 		ferr := sel.finish(u, rows[start:], memo.probe, memo)
 		memo.probe = nil
@@ -508,8 +511,11 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 	mistakes := make(chan observed, 1)
 	go func() {
 		start := time.Now()
+		runs, cores, left := pl.noted.counted(pl)
 		counts, err := pl.observeMistakes(context.Background(), man.Workers)
 		ph.took("mistakes", start)
+		ph.log.Debug().Int("integrated_runs", runs).Int("core_runs", cores).Int("core_runs_left", left).
+			Msg("mistakes counted on the sweep's clean runs")
 		mistakes <- observed{counts, err}
 	}()
 	waitMistakes := sync.OnceValue(func() observed { return <-mistakes })
