@@ -502,24 +502,12 @@ func (wk *sweepWorker) unit(u unit, rows []row) ([]row, error) {
 // marked complete.
 func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTrace func(build, id string) bool, failed []reports.InfraFailure, ph *phases) (*Summary, error) {
 	want := pl.total() - failedItems(failed)
-	// The mistakes need the plan alone: measured while the results are
-	// aggregated, on the sweep's idle workers.
-	type observed struct {
-		counts []reports.MistakeCount
-		err    error
-	}
-	mistakes := make(chan observed, 1)
-	go func() {
-		start := time.Now()
-		runs, cores, left := pl.noted.counted(pl)
-		counts, err := pl.observeMistakes(context.Background(), man.Workers)
-		ph.took("mistakes", start)
-		ph.log.Debug().Int("integrated_runs", runs).Int("core_runs", cores).Int("core_runs_left", left).
-			Msg("mistakes counted on the sweep's clean runs")
-		mistakes <- observed{counts, err}
-	}()
-	waitMistakes := sync.OnceValue(func() observed { return <-mistakes })
+	// The mistakes and the selection's counts need nothing of the
+	// results: under way while they are aggregated.
+	waitMistakes := pl.startMistakes(man.Workers, ph)
 	defer waitMistakes() // an early return leaves nothing running
+	waitSelection := startSelectionUse(s, man.Selection)
+	defer waitSelection()
 	var a *aggregation
 	if live != nil {
 		a = &live.aggregation
@@ -537,7 +525,7 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 	r.SetModelUse(man.ModelUse)
 	r.SetMutationSources(pl.mutationSources())
 	if man.Selection != nil {
-		if err := s.selectionUse(man.Selection); err != nil {
+		if err := waitSelection(); err != nil {
 			return nil, err
 		}
 		r.SetSelection(man.Selection)
