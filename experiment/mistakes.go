@@ -45,9 +45,12 @@ type agentTally struct {
 // Agent-items in which an injected fault (other than latency) fired are
 // left out too, so that what is counted is the agent's own doing.
 //
-// The trials are shared among workers goroutines (the sweep's workers are
-// idle by then), each with its own tallies, summed at the end: the counts
-// are the same whatever the workers.
+// What the sweep's clean units counted as they ended (see
+// [plan.noteClean]) is not executed again: only the integrated runs and
+// core runs no clean unit of this session counted are. The trials are
+// shared among workers goroutines (the sweep's workers are idle by then),
+// each with its own tallies, summed at the end with the sweep's: the
+// counts are the same whatever the workers and whoever counted them.
 func (pl *plan) observeMistakes(parent context.Context, workers int) ([]reports.MistakeCount, error) {
 	spec := pl.mission.Spec()
 	env, err := pl.cores.offlineEnv(pl.env)
