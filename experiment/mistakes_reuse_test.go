@@ -14,17 +14,9 @@ import (
 	"github.com/baton-lab/baton/reports"
 )
 
-// slipProtocol is a slice of the default protocol whose agents slip
-// often, so that misroutes and wrong decisions are counted.
-const slipProtocol = `name: slips
-designs: [A, B, C]
-trials: 3
-seed: 5
-scenarios:
-  ids: [S01, S14, S25, S49]
-mutants:
-  ids: [ctl-boundary-payment-currency, cl-intake-action-currency]
-profile:
+// slipProtocol is the small protocol with agents that slip often, so
+// that misroutes and wrong decisions are counted.
+const slipProtocol = smallProtocol + `profile:
   intake: {misclassify: 0.3, misread: 0.3, misroute: 0.3}
   action: {misroute: 0.3}
   boundary: {skip_lookup: 0.3, misroute: 0.3}
@@ -91,8 +83,8 @@ func TestMistakesFromTheSweep(t *testing.T) {
 		{"fresh, 1 worker", slipProtocol, func(*testing.T) Options { return Options{Workers: 1} }, func(n int) bool { return n == units }},
 		{"fresh, 3 workers", slipProtocol, func(*testing.T) Options { return Options{Workers: 3} }, func(n int) bool { return n == units }},
 		{"resumed", slipProtocol, func(t *testing.T) Options {
-			// The clean build is 12 units of 3 design items: half of them.
-			return interruptedRun(t, st, slipProtocol, 1, 5, 18)
+			// The clean build is 8 units of 3 design items: half of them.
+			return interruptedRun(t, st, slipProtocol, 1, 5, 12)
 		}, func(n int) bool { return n > 0 && n < units }},
 		{"distributed", slipProtocol, func(t *testing.T) Options {
 			return Options{Remote: &loopRemote{st: st, workers: 2, dir: t.TempDir()}}
