@@ -8,7 +8,8 @@ import (
 
 // phases times the steps of a run for the debug log (--log-level debug):
 // where the wall time goes outside the sweep. Durations go to the log
-// alone, never into the results or the reports.
+// alone, never into the results or the reports. Its methods are called
+// on the run's goroutine.
 type phases struct {
 	log         zerolog.Logger
 	start, last time.Time
@@ -26,9 +27,9 @@ func (p *phases) done(step string) {
 	p.last = now
 }
 
-// took logs a step begun at start that ends now, run alongside the
-// others (it does not move the start of the next).
-func (p *phases) took(step string, start time.Time) {
-	now := time.Now()
-	p.log.Debug().Str("phase", step).Dur("took", now.Sub(start)).Dur("at", now.Sub(p.start)).Msg("run phase")
+// span logs a step that ran from start to end alongside the others (it
+// does not move the start of the next). Like done, it is called on the
+// run's goroutine: a logger's writer need not be safe for concurrent use.
+func (p *phases) span(step string, start, end time.Time) {
+	p.log.Debug().Str("phase", step).Dur("took", end.Sub(start)).Dur("at", end.Sub(p.start)).Msg("run phase")
 }

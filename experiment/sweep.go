@@ -504,7 +504,7 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 	want := pl.total() - failedItems(failed)
 	// The mistakes and the selection's counts need nothing of the
 	// results: under way while they are aggregated.
-	waitMistakes := pl.startMistakes(man.Workers, ph)
+	waitMistakes := pl.startMistakes(man.Workers)
 	defer waitMistakes() // an early return leaves nothing running
 	waitSelection := startSelectionUse(s, man.Selection)
 	defer waitSelection()
@@ -538,6 +538,7 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 		return nil, m.err
 	}
 	ph.done("waiting for the mistakes")
+	m.log(ph)
 	r.SetMistakes(m.counts, pl.configuredSlips())
 	examples := map[string]bool{}
 	for _, ex := range r.Examples {
@@ -574,17 +575,18 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 	// The reports and the store's last writes do not touch each other:
 	// both at once. The store is marked complete once both are done.
 	stored := make(chan error, 1)
+	var indexed, storeStart, storeEnd time.Time
 	go func() {
-		start := time.Now()
+		storeStart = time.Now()
 		err := s.index()
-		ph.took("store indexes", start)
+		indexed = time.Now()
 		if err == nil {
 			err = s.setStatus(r.Mutants)
 		}
 		if err == nil {
 			err = s.checkpoint()
 		}
-		ph.took("store indexes, status and checkpoint", start)
+		storeEnd = time.Now()
 		stored <- err
 	}()
 	werr := pl.stack.Write(runDir, r)
@@ -593,6 +595,8 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 		return nil, err
 	}
 	ph.done("waiting for the store")
+	ph.span("store indexes", storeStart, indexed)
+	ph.span("store indexes, status and checkpoint", storeStart, storeEnd)
 	if werr != nil {
 		return nil, fmt.Errorf("write results: %w", werr)
 	}
