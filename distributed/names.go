@@ -37,7 +37,8 @@ const (
 
 // Config is the delivery policy of the units. Every run on a server
 // shares the worker consumer: the coordinator that starts last sets the
-// policy for all.
+// policy for all, and a worker never changes it (it makes the consumer,
+// with the defaults, only when no coordinator has).
 type Config struct {
 	// AckWait is how long a unit may go without an ack or a heartbeat
 	// before it is redelivered (0: 30s). A worker sends heartbeats every
