@@ -260,8 +260,8 @@ func queryRows(tb testing.TB, runDir, q string) []string {
 }
 
 // resumeProtocol is smallProtocol on two of its scenarios and two of its
-// mutants: one executed in every unit and taken in one of its twins', one
-// taken in all of them.
+// mutants: one mostly executed (7 of its 16 items taken from the twins),
+// one taken whole.
 const resumeProtocol = `name: resume
 designs: [A, B, C]
 trials: 2
