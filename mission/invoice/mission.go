@@ -86,7 +86,7 @@ func definition() mission.Definition {
 	return mission.Definition{
 		Spec: spec(),
 		Cores: map[mission.Agent]mission.Core{
-			Intake:   mission.Policy(intake),
+			Intake:   mission.Policy(new(docMemo).intake),
 			Action:   mission.Policy(action),
 			Boundary: mission.Policy(boundary),
 			Monitor:  mission.Policy(monitor),
