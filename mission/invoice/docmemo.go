@@ -33,7 +33,7 @@ type docMemo struct {
 // docValues is what intake's turns share of one document, immutable.
 type docValues struct {
 	src   Document // a deep copy of the document the values were made from
-	lines []any     // the result's "lines": never written
+	lines []any    // the result's "lines": never written
 	// due is the document's due date as intake reads it when the
 	// document has none: 30 days after the invoice date ("" when that is
 	// unreadable, and the turn's day decides).
