@@ -83,6 +83,7 @@ func New() mission.Mission {
 func Spec() *mission.Spec { return spec() }
 
 func definition() mission.Definition {
+	checks := new(checkers)
 	return mission.Definition{
 		Spec: spec(),
 		Cores: map[mission.Agent]mission.Core{
@@ -93,7 +94,7 @@ func definition() mission.Definition {
 		},
 		Check: func(sc *mission.Scenario, end *sandbox.State) []sandbox.Difference {
 			want, _ := sc.Expect.(*Expected)
-			return Check(want, end)
+			return checks.check(want, end)
 		},
 		Scenarios:      DefaultScenarios,
 		ParseScenarios: parseFile,
