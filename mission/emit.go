@@ -3,7 +3,6 @@ package mission
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/baton-lab/baton/internal/jsontext"
@@ -67,12 +66,13 @@ func (r *runner) emit(k int, item string, result Result, seq int) (outgoing, err
 		env.owners[0] = owner
 	}
 	// The envelope's fields in encoding/json's order of a map's keys.
+	id, key := r.envelopeKeys(k, item, seq)
 	env.fields = [...]jsontext.Member{
 		{Key: "edge", Value: r.t.nameAny[k]},
 		{Key: "escalation", Value: escalation},
 		{Key: "escalation_ref", Value: ref},
-		{Key: "id", Value: "m-" + item + "-" + name + "-" + strconv.Itoa(seq)},
-		{Key: "idempotency_key", Value: item + ":" + es.Kind},
+		{Key: "id", Value: id},
+		{Key: "idempotency_key", Value: key},
 		{Key: "item", Value: r.boxItem(item)},
 		{Key: "kind", Value: r.t.kindAny[k]},
 		{Key: "next_owner", Value: env.owners[:]},
