@@ -39,6 +39,8 @@ type docValues struct {
 	// unreadable, and the turn's day decides).
 	due string
 	v   extractedValues // the document's fields boxed (docType and supplierID unused)
+	// from is the sender of the email the document came with, boxed.
+	from any
 }
 
 // values returns d's shared values, made at the first turn on d (or
@@ -64,7 +66,7 @@ func (c *docMemo) values(d *Document, em *mission.Input) *docValues {
 }
 
 func newDocValues(d *Document, em *mission.Input) *docValues {
-	dv := &docValues{src: *d, lines: resultLines(d.Lines)}
+	dv := &docValues{src: *d, lines: resultLines(d.Lines), from: em.From}
 	dv.src.Lines = append([]DocLine(nil), d.Lines...)
 	if d.DueDate == "" {
 		dv.due = mission.AddDays(d.InvoiceDate, 30)

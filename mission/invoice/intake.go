@@ -146,7 +146,7 @@ func (docs *docMemo) intake(_ context.Context, t *mission.Turn) (mission.Result,
 	invoiceLike := docType == DocInvoice || docType == DocCreditNote
 	known := false
 	if d != nil && docType != DocOutOfScope {
-		res, err := t.Call(LookupSupplier, sandbox.Args{"email": em.From})
+		res, err := t.Call(LookupSupplier, sandbox.Args{"email": x.sender(em)})
 		switch {
 		case err == nil:
 			known = true
@@ -280,6 +280,14 @@ func (x *extracted) fromDocument(d *Document, day string) {
 		}
 	}
 	x.BankAccount = d.BankAccount
+}
+
+// sender returns em's sender as a value, boxed once per document.
+func (x *extracted) sender(em *mission.Input) any {
+	if x.dv != nil {
+		return boxString(x.dv.from, em.From)
+	}
+	return em.From
 }
 
 // dueAfterInvoice is 30 days after d's invoice date, "" when that is
