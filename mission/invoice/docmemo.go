@@ -101,17 +101,13 @@ func sameDocument(a, b *Document) bool {
 	if a.Type != b.Type || a.SupplierName != b.SupplierName || a.InvoiceNumber != b.InvoiceNumber ||
 		a.PONumber != b.PONumber || a.Currency != b.Currency || !sameBits(a.Net, b.Net) ||
 		!sameBits(a.Tax, b.Tax) || !sameBits(a.Gross, b.Gross) || a.InvoiceDate != b.InvoiceDate ||
-		a.DueDate != b.DueDate || a.BankAccount != b.BankAccount || len(a.Lines) != len(b.Lines) {
+		a.DueDate != b.DueDate || a.BankAccount != b.BankAccount {
 		return false
 	}
-	for i := range a.Lines {
-		x, y := &a.Lines[i], &b.Lines[i]
-		if x.SKU != y.SKU || x.Description != y.Description || !sameBits(x.Qty, y.Qty) ||
-			!sameBits(x.UnitPrice, y.UnitPrice) || !sameBits(x.Amount, y.Amount) {
-			return false
-		}
-	}
-	return true
+	return sameList(a.Lines, b.Lines, func(x, y *DocLine) bool {
+		return x.SKU == y.SKU && x.Description == y.Description && sameBits(x.Qty, y.Qty) &&
+			sameBits(x.UnitPrice, y.UnitPrice) && sameBits(x.Amount, y.Amount)
+	})
 }
 
 func sameBits(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }

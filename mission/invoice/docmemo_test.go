@@ -102,16 +102,7 @@ func TestSameDocumentEveryField(t *testing.T) {
 		Lines: []DocLine{{SKU: "e", Description: "f", Qty: 1, UnitPrice: 2, Amount: 2}}}
 	changes := 0
 	change := func(v reflect.Value) {
-		switch v.Kind() {
-		case reflect.String:
-			v.SetString(v.String() + "x")
-		case reflect.Float64:
-			v.SetFloat(-v.Float())
-		case reflect.Slice:
-			v.Set(reflect.Append(v, v.Index(0)))
-		default:
-			t.Fatalf("no change for a %s", v.Kind())
-		}
+		changeField(t, v)
 		changes++
 	}
 	check := func(name string, d *Document) {
@@ -150,5 +141,21 @@ func TestSameDocumentEveryField(t *testing.T) {
 	}
 	if changes != dt.NumField()+lt.NumField() {
 		t.Errorf("%d changes, want %d", changes, dt.NumField()+lt.NumField())
+	}
+}
+
+// changeField changes a string, number or slice field to another value:
+// a letter added, the sign turned (1 to -1, 0 to -0), an element repeated.
+func changeField(tb testing.TB, v reflect.Value) {
+	tb.Helper()
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(v.String() + "x")
+	case reflect.Float64:
+		v.SetFloat(-v.Float())
+	case reflect.Slice:
+		v.Set(reflect.Append(v, v.Index(0)))
+	default:
+		tb.Fatalf("no change for a %s", v.Kind())
 	}
 }
