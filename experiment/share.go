@@ -63,6 +63,7 @@ type unitMemo struct {
 	sent  map[string]bool           // trace hashes already attached to a row
 
 	trace, end []byte       // an integrated run's trace and end state while hashing
+	records    any          // the end state's own memo (memoJSONRecords), kept across units
 	zw         *gzip.Writer // nil until a trace is compressed
 	// stored are the traces whose bytes the writer has been handed (nil:
 	// none known), which attachTrace does not compress.
