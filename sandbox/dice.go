@@ -171,6 +171,12 @@ func (r *Draws) MarkOpaque() {
 	}
 }
 
+// Reset empties the record for another run, keeping its room.
+func (r *Draws) Reset() {
+	clear(r.list)
+	r.list, r.opaque = r.list[:0], false
+}
+
 // Opaque reports whether the run used the trial seed beyond its recorded
 // draws (a nil record is opaque: nothing is known).
 func (r *Draws) Opaque() bool { return r == nil || r.opaque }
