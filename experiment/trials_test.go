@@ -1,7 +1,9 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -245,4 +247,56 @@ func TestTrialsOpaque(t *testing.T) {
 	if (*sandbox.Draws)(nil).Holds(1) {
 		t.Error("a nil record holds")
 	}
+}
+
+// TestTrialMemo: results.json, every stored row and the kept traces are
+// the same with runs served from other trials and without, at one and
+// three workers, on the invoice mission's default protocol, the triage
+// mission's and a sample of the generated space, and for a resumed run;
+// the runs served from other trials are runs the sweep without them
+// executed.
+func TestTrialMemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three protocols four times")
+	}
+	st := NewStack(bothMissions(t))
+	for _, tc := range []struct{ name, protocol string }{
+		{"invoice default", "name: x\ntrials: 3\n"},
+		{"triage default", "name: x\ntrials: 3\nmission:\n  name: triage\n"},
+		{"invoice generated", "name: x\ntrials: 3\ndesigns: [A, B, C]\nmutants:\n  space: generated\n  per_class: 3\n" +
+			"scenarios:\n  ids: [S01, S07, S14, S25, S33, S49]\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			offSum, off, err := runProtocol(t, st, tc.protocol, Options{Workers: 3, noTrials: true})
+			finished(t, err)
+			want := readFile(t, filepath.Join(off, ResultsFile))
+			rows, traces := storedRows(t, off), traceFiles(t, off)
+			for _, workers := range []int{1, 3} {
+				sum, on, err := runProtocol(t, st, tc.protocol, Options{Workers: workers})
+				finished(t, err)
+				if !bytes.Equal(want, readFile(t, filepath.Join(on, ResultsFile))) {
+					t.Errorf("%d workers: results.json differs with runs served from other trials", workers)
+				}
+				if d := cmp.Diff(rows, storedRows(t, on)); d != "" {
+					t.Errorf("%d workers: stored rows differ (-off +on):\n%s", workers, d)
+				}
+				if d := cmp.Diff(traces, traceFiles(t, on)); d != "" {
+					t.Errorf("%d workers: kept traces differ (-off +on):\n%s", workers, d)
+				}
+				sel, selOff := sum.Manifest.Selection, offSum.Manifest.Selection
+				if sel.RunsFromTrials == 0 || selOff.RunsFromTrials != 0 || sel.RunsServed != selOff.RunsServed ||
+					sel.RunsExecuted+sel.RunsFromTrials != selOff.RunsExecuted {
+					t.Errorf("%d workers: selection %+v, without the trial memo %+v: want runs served from trials, "+
+						"adding up with those executed to the runs executed without", workers, sel, selOff)
+				}
+			}
+		})
+	}
+	t.Run("resumed", func(t *testing.T) {
+		const protocol = "name: x\ntrials: 3\n"
+		_, off, err := runProtocol(t, st, protocol, Options{Workers: 2, noTrials: true})
+		finished(t, err)
+		opt := interruptedRun(t, st, protocol, 2, 50, 9000)
+		resumeMatches(t, opt, off)
+	})
 }
