@@ -121,7 +121,7 @@ func TestSelectionServesRuns(t *testing.T) {
 	}
 	sel, selNone := sum.Manifest.Selection, none.Manifest.Selection
 	if sel.RunsServed == 0 || selNone.RunsServed != 0 ||
-		sel.RunsExecuted+sel.RunsServed != selNone.RunsExecuted {
+		sel.RunsExecuted+sel.RunsServed+sel.RunsFromTrials != selNone.RunsExecuted+selNone.RunsFromTrials {
 		t.Errorf("selection all held %+v, none held %+v: want runs served only when held, "+
 			"the runs executed and served adding up to those executed without", sel, selNone)
 	}
@@ -289,10 +289,11 @@ func TestSelectionRemote(t *testing.T) {
 	if sel := rsum.Manifest.Selection; sel == nil || sel.Mode != "coverage" || sel.ItemsTaken != taken {
 		t.Errorf("manifest selection = %+v, want coverage with %d items taken", sel, taken)
 	}
-	// The local run's selection, but for the runs served from twins: the
-	// workers hold none, so they executed them.
+	// The local run's selection, but for the runs served from twins and
+	// other trials: the workers hold none, so they executed them.
 	want := *sum.Manifest.Selection
-	want.RunsExecuted, want.RunsServed, want.Note = want.RunsExecuted+want.RunsServed, 0, rsum.Manifest.Selection.Note
+	want.RunsExecuted, want.RunsServed, want.RunsFromTrials = want.RunsExecuted+want.RunsServed+want.RunsFromTrials, 0, 0
+	want.Note = rsum.Manifest.Selection.Note
 	if d := cmp.Diff(want, *rsum.Manifest.Selection); d != "" || want.RunsExecuted == 0 {
 		t.Errorf("manifest selection (-local +remote):\n%s", d)
 	}

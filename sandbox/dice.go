@@ -21,8 +21,12 @@ func NewDice(seed uint64) Dice { return Dice{seed: seed} }
 func (d Dice) Seed() uint64 { return d.seed }
 
 // Recording returns the dice drawing as d does, recording into rec the
-// draws they are asked for (nil: none).
+// draws they are asked for (nil: none). A record no dice were made to
+// write (a run of a mission that does not record) stays opaque.
 func (d Dice) Recording(rec *Draws) Dice {
+	if rec != nil {
+		rec.live = true
+	}
 	d.rec = rec
 	return d
 }
@@ -148,6 +152,7 @@ func HashSeed(master uint64, parts ...string) uint64 {
 // the same draws and is the same run, event for event.
 type Draws struct {
 	list   []Draw
+	live   bool // dice were made to write it
 	opaque bool
 }
 
@@ -174,12 +179,12 @@ func (r *Draws) MarkOpaque() {
 // Reset empties the record for another run, keeping its room.
 func (r *Draws) Reset() {
 	clear(r.list)
-	r.list, r.opaque = r.list[:0], false
+	r.list, r.live, r.opaque = r.list[:0], false, false
 }
 
 // Opaque reports whether the run used the trial seed beyond its recorded
-// draws (a nil record is opaque: nothing is known).
-func (r *Draws) Opaque() bool { return r == nil || r.opaque }
+// draws. A nil record, or one no dice wrote, is opaque: nothing is known.
+func (r *Draws) Opaque() bool { return r == nil || !r.live || r.opaque }
 
 // List returns the recorded draws, in order; the slice is the record's.
 func (r *Draws) List() []Draw {
