@@ -200,6 +200,36 @@ type sharedRun struct {
 	// diffs is what Check found in the run's end state, once checked.
 	diffs   []sandbox.Difference
 	checked bool
+	// hashed is the run's hashes, once computed (see [unitMemo.hashes]).
+	hashed *runHashed
+}
+
+// runHashed is what [runHashes] gave for a shared run: its hashes, and the
+// hash and size of its trace's compact encoding.
+type runHashed struct {
+	run, end string
+	kept     keptSum
+}
+
+// hashes returns [runHashes] of an integrated run, computed once for the
+// unit's shared run, which other trials' units may be served (see
+// [trialMemo]): the same run, the same hashes.
+func (m *unitMemo) hashes(run *mission.Run) (string, string, error) {
+	r := m.sharedRun()
+	if r == nil || r.run != run {
+		return runHashes(run.Trace, run.End, m)
+	}
+	key := integratedKey(run.Trace)
+	if r.hashed == nil {
+		h, e, err := runHashes(run.Trace, run.End, m)
+		if err != nil {
+			return "", "", err
+		}
+		r.hashed = &runHashed{run: h, end: e, kept: m.kept[key]}
+	} else if m.kept != nil {
+		m.kept[key] = r.hashed.kept
+	}
+	return r.hashed.run, r.hashed.end, nil
 }
 
 type sharedCore struct {
