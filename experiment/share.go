@@ -143,6 +143,24 @@ func (m *unitMemo) executed(t *mission.Trace) {
 	}
 }
 
+// executedHeld records a run the unit executed whose trace a trial memo
+// holds, when held, and recycles when it drops it.
+func (m *unitMemo) executedHeld(t *mission.Trace, held bool) {
+	if held {
+		m.ran++
+		return
+	}
+	m.executed(t)
+}
+
+// credit charges the item a run served to it: the wall time it took when
+// it executed, what its oracle recorded, its model use as served.
+func (m *itemMission) credit(f fired, took time.Duration, use modelcore.UseCounts) {
+	m.extra.add(f)
+	m.served += took
+	m.use.Add(use.AsServed())
+}
+
 // fromTwin returns the twin's core run of the key in m.key when the
 // unit's build could not reach it there, and shares it with the rest of
 // the unit.
@@ -320,17 +338,13 @@ func (m *itemMission) Run(ctx context.Context, b mission.Build, sc *mission.Scen
 	switch {
 	case mine && share && m.memo.run != nil:
 		run = m.memo.run.run
-		m.extra.add(m.memo.run.fired)
-		m.served += m.memo.run.took
-		m.use.Add(m.memo.run.use.AsServed())
+		m.credit(m.memo.run.fired, m.memo.run.took, m.memo.run.use)
 	case mine && share:
 		trials := m.memo.trialsFor(env, m.env)
 		if s := trials.integrated(seed); s != nil {
 			m.memo.fromTrials++
 			m.memo.run, run = s, s.run
-			m.extra.add(s.fired)
-			m.served += s.took
-			m.use.Add(s.use.AsServed())
+			m.credit(s.fired, s.took, s.use)
 			break
 		}
 		before, used := snapshot(m.oracle), m.use.Counts()
@@ -340,11 +354,7 @@ func (m *itemMission) Run(ctx context.Context, b mission.Build, sc *mission.Scen
 			return nil, err
 		}
 		m.memo.run = &sharedRun{run: run, fired: snapshot(m.oracle).minus(before), took: time.Since(start), use: m.use.Counts().Minus(used)}
-		if !trials.holdRun(env.Draws, m.memo.run) {
-			m.memo.executed(traceOf(run))
-		} else {
-			m.memo.ran++
-		}
+		m.memo.executedHeld(traceOf(run), trials.holdRun(env.Draws, m.memo.run))
 	default:
 		if run, err = m.Mission.Run(ctx, b, sc, seed, env); err != nil {
 			return nil, err
@@ -396,9 +406,7 @@ func (m *itemMission) RunCore(ctx context.Context, b mission.Build, agent missio
 		}
 		if ok {
 			cr = s.run
-			m.extra.add(s.fired)
-			m.served += s.took
-			m.use.Add(s.use.AsServed())
+			m.credit(s.fired, s.took, s.use)
 		} else {
 			before, used := snapshot(m.oracle), m.use.Counts()
 			start := time.Now()
@@ -423,11 +431,7 @@ func (m *itemMission) RunCore(ctx context.Context, b mission.Build, agent missio
 			s := &sharedCore{run: cr, fired: snapshot(m.oracle).minus(before), took: took,
 				use: m.use.Counts().Minus(used), covers: covers}
 			m.memo.cores[string(m.memo.key)] = s
-			if !trials.holdCore(m.memo.key, env.Draws, s) {
-				m.memo.executed(coreTraceOf(cr))
-			} else {
-				m.memo.ran++
-			}
+			m.memo.executedHeld(coreTraceOf(cr), trials.holdCore(m.memo.key, env.Draws, s))
 		}
 	} else {
 		if cr, err = m.Mission.RunCore(ctx, b, agent, sc, in, seed, env); err != nil {
