@@ -192,6 +192,9 @@ func TestTrialsExact(t *testing.T) {
 		{"triage default", "name: x\ntrials: 4\nmission:\n  name: triage\n", 12, 4, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if raceEnabled { // a slice: the race detector makes each run some ten times slower
+				tc.builds, tc.scenarios = tc.builds/3, 2
+			}
 			pl := trialsPlan(t, tc.protocol)
 			n := checkTrialsExact(t, pl, spread(len(pl.builds), tc.builds), spread(len(pl.scenarios), tc.scenarios), tc.trials)
 			t.Logf("%+v", n)
@@ -268,6 +271,9 @@ func TestTrialMemo(t *testing.T) {
 			"scenarios:\n  ids: [S01, S07, S14, S25, S33, S49]\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if raceEnabled && tc.name == "invoice default" {
+				t.Skip("the race detector makes the default protocol's four runs too slow: the other two run")
+			}
 			offSum, off, err := runProtocol(t, st, tc.protocol, Options{Workers: 3, noTrials: true})
 			finished(t, err)
 			want := readFile(t, filepath.Join(off, ResultsFile))
@@ -294,6 +300,9 @@ func TestTrialMemo(t *testing.T) {
 		})
 	}
 	t.Run("resumed", func(t *testing.T) {
+		if raceEnabled {
+			t.Skip("the race detector makes the default protocol's runs too slow")
+		}
 		const protocol = "name: x\ntrials: 3\n"
 		_, off, err := runProtocol(t, st, protocol, Options{Workers: 2, noTrials: true})
 		finished(t, err)
