@@ -37,7 +37,8 @@ const (
 
 // Config is the delivery policy of the units. Every run on a server
 // shares the worker consumer: the coordinator that starts last sets the
-// policy for all.
+// policy for all, and a worker never changes it (it makes the consumer,
+// with the defaults, only when no coordinator has).
 type Config struct {
 	// AckWait is how long a unit may go without an ack or a heartbeat
 	// before it is redelivered (0: 30s). A worker sends heartbeats every
@@ -88,8 +89,8 @@ func setup(ctx context.Context, js jetstream.JetStream, policy *Config) (*shared
 	var err error
 	if policy != nil {
 		cons, err = js.CreateOrUpdateConsumer(ctx, UnitStream, cc)
-	} else if cons, err = js.Consumer(ctx, UnitStream, WorkerConsumer); errors.Is(err, jetstream.ErrConsumerNotFound) {
-		cons, err = js.CreateOrUpdateConsumer(ctx, UnitStream, cc)
+	} else {
+		cons, err = workerConsumer(ctx, js, cc)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("worker consumer: %w", err)
@@ -103,6 +104,23 @@ func setup(ctx context.Context, js jetstream.JetStream, policy *Config) (*shared
 		return nil, fmt.Errorf("file bucket: %w", err)
 	}
 	return &shared{js: js, units: cons, jobs: jobs, files: files}, nil
+}
+
+// workerConsumer is the worker consumer as it is, made with cc (the
+// default policy) only if it is missing. It never updates one: a
+// coordinator that set its policy between the look-up and the creation
+// keeps it (before, a worker starting with a coordinator could put
+// MaxDeliver and AckWait back to the defaults).
+func workerConsumer(ctx context.Context, js jetstream.JetStream, cc jetstream.ConsumerConfig) (jetstream.Consumer, error) {
+	cons, err := js.Consumer(ctx, UnitStream, WorkerConsumer)
+	if !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return cons, err
+	}
+	cons, err = js.CreateConsumer(ctx, UnitStream, cc)
+	if errors.Is(err, jetstream.ErrConsumerExists) {
+		return js.Consumer(ctx, UnitStream, WorkerConsumer)
+	}
+	return cons, err
 }
 
 // shared is what setup made.

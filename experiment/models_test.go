@@ -259,6 +259,19 @@ func queryRows(tb testing.TB, runDir, q string) []string {
 	return rows
 }
 
+// resumeProtocol is smallProtocol on two of its scenarios and two of its
+// mutants: one mostly executed (7 of its 16 items taken from the twins),
+// one taken whole.
+const resumeProtocol = `name: resume
+designs: [A, B, C]
+trials: 2
+seed: 3
+scenarios:
+  ids: [S01, S49]
+mutants:
+  ids: [ctl-boundary-payment-currency, da-boundary-payment-fresh-key]
+`
+
 // TestModelResume interrupts a model-backed run and resumes it: the
 // results are the uninterrupted run's, and the resumed session asks the
 // endpoint nothing the first session had an answer to (one worker: at
@@ -281,7 +294,7 @@ func TestModelResume(t *testing.T) {
 		ts.Config.Handler.ServeHTTP(w, r)
 	}))
 	defer count.Close()
-	proto := smallProtocol + "cores:\n  \"*\":\n    core: model\n    endpoint: " + count.URL + "/v1\n    model: invoice-policy\n"
+	proto := resumeProtocol + "cores:\n  \"*\":\n    core: model\n    endpoint: " + count.URL + "/v1\n    model: invoice-policy\n"
 	st := realStack(t)
 	sum, whole, err := runProtocol(t, st, proto, Options{Workers: 1})
 	if err != nil {

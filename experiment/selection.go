@@ -106,6 +106,12 @@ type twin struct {
 	size     int64
 	finished bool // readied by this session or before it (under mu)
 	decided  chan struct{}
+	// part are the rows of a clean unit stored in part before the
+	// session, in slot order: the unit is probed again (see probing).
+	// covered says its coverage row is stored already (a session probed
+	// it whole, and stopped before all its rows were stored).
+	part    []row
+	covered bool
 }
 
 // heldCore is a twin's core run and the builds that could act in it.
@@ -186,7 +192,7 @@ func selectionOf(pl *plan, opt Options) (Selection, string) {
 // newSelection returns the sweep's coverage selection, nil when no build
 // could be taken from its twin. done is what the store held when the
 // session started: a clean unit stored with its coverage is ready, one
-// stored in part is never probed (its mutant units execute).
+// stored in part is probed again (see [selection.probing]).
 func newSelection(pl *plan, s *store, done bitset) (*selection, error) {
 	sel := &selection{pl: pl, eligible: make([]bool, len(pl.builds)), budget: heldBudget}
 	for i, b := range pl.builds {
@@ -204,12 +210,7 @@ func newSelection(pl *plan, s *store, done bitset) (*selection, error) {
 	for i := range sel.twins {
 		tw := &sel.twins[i]
 		tw.ready, tw.decided = make(chan struct{}), make(chan struct{})
-		switch k := storedSlots(pl, done, i); {
-		case k == pl.slots():
-			stored = true
-		case k > 0:
-			close(tw.ready) // stored in part: never probed
-		}
+		stored = stored || storedSlots(pl, done, i) > 0
 	}
 	if stored {
 		if err := sel.readTwins(s, done); err != nil {
@@ -238,7 +239,8 @@ func storedSlots(pl *plan, done bitset, u int) int {
 }
 
 // readTwins readies the clean units the store holds whole: with their
-// coverage when it was recorded, else as never probed.
+// coverage when it was recorded, else as never probed. Of those it holds
+// in part it keeps the rows, for the probe to run the unit again.
 func (sel *selection) readTwins(s *store, done bitset) error {
 	pl := sel.pl
 	covered := map[int][]int{}
@@ -270,7 +272,7 @@ func (sel *selection) readTwins(s *store, done bitset) error {
 	rows := map[int][]row{}
 	var m unitMemo
 	err = s.scan(nm, "{i}.ord < ?", []any{int64(len(sel.twins) * pl.slots())}, func(it *storedItem) error {
-		if _, ok := covered[it.unit]; ok {
+		if _, ok := covered[it.unit]; ok || storedSlots(pl, done, it.unit) < pl.slots() {
 			rows[it.unit] = append(rows[it.unit], storedRow(it))
 		}
 		return nil
@@ -280,7 +282,13 @@ func (sel *selection) readTwins(s *store, done bitset) error {
 	}
 	for i := range sel.twins {
 		tw := &sel.twins[i]
-		if storedSlots(pl, done, i) != pl.slots() {
+		switch k := storedSlots(pl, done, i); {
+		case k == 0:
+			continue
+		case k < pl.slots() && len(rows[i]) == k:
+			slices.SortFunc(rows[i], func(a, b row) int { return a.ord - b.ord })
+			_, tw.covered = covered[i]
+			tw.part = rows[i]
 			continue
 		}
 		if bs, ok := covered[i]; ok && len(rows[i]) == pl.slots() {
@@ -315,19 +323,37 @@ func (sel *selection) newProbe() *mission.Probe {
 	return mission.NewProbe(builds)
 }
 
-// probing returns p, reset, when clean unit u is to be probed (no item of
-// it was stored before), else nil.
-func (sel *selection) probing(u unit, p *mission.Probe, done bitset) *mission.Probe {
-	if u.build != 0 || storedSlots(sel.pl, done, u.index) > 0 {
-		return nil
+// probing returns p, reset, when clean unit u is to be probed (it was not
+// readied when the session started), else nil. The items of u stored
+// before the session (one interrupted within the unit) are executed again
+// first, with memo m and the probe, for its coverage and its core runs:
+// their rows are not stored again (finish takes the stored ones), and
+// what their model calls cost counts as this session's.
+func (sel *selection) probing(ctx context.Context, u unit, p *mission.Probe, m *unitMemo) (*mission.Probe, error) {
+	if u.build != 0 {
+		return nil, nil
+	}
+	tw := &sel.twins[u.index]
+	select {
+	case <-tw.ready:
+		return nil, nil
+	default:
 	}
 	p.Reset()
-	return p
+	m.probe = p
+	for _, r := range tw.part {
+		if _, err := sel.pl.evaluate(ctx, u, r.ord%sel.pl.slots(), m); err != nil {
+			m.probe = nil
+			return nil, err
+		}
+	}
+	return p, nil
 }
 
 // finish readies clean unit u's twin from the rows its session evaluated
-// (one per slot when complete) and, when p probed it, marks the first row
-// with the coverage to store.
+// and those stored before it (one per slot when complete) and, when p
+// probed it, marks the first row evaluated with the coverage to store,
+// unless it is stored already.
 func (sel *selection) finish(u unit, rows []row, p *mission.Probe, m *unitMemo) error {
 	tw := &sel.twins[u.index]
 	select {
@@ -339,10 +365,16 @@ func (sel *selection) finish(u unit, rows []row, p *mission.Probe, m *unitMemo) 
 		close(tw.ready)
 		sel.decide(u.index)
 	}()
-	if p == nil || len(rows) != sel.pl.slots() {
+	if p == nil || len(tw.part)+len(rows) != sel.pl.slots() || len(rows) == 0 {
 		return nil
 	}
-	data, err := packTwin(m, rows)
+	all := rows
+	if len(tw.part) > 0 {
+		all = append(slices.Clone(tw.part), rows...)
+		slices.SortFunc(all, func(a, b row) int { return a.ord - b.ord })
+		tw.part = nil
+	}
+	data, err := packTwin(m, all)
 	if err != nil {
 		return err
 	}
@@ -354,7 +386,9 @@ func (sel *selection) finish(u unit, rows []row, p *mission.Probe, m *unitMemo) 
 			cov = append(cov, b)
 		}
 	}
-	rows[0].probed, rows[0].coverage = true, cov
+	if !tw.covered {
+		rows[0].probed, rows[0].coverage = true, cov
+	}
 	tw.rows, tw.ok = data, true
 	tw.cores, tw.size = sel.hold(m.cores)
 	return nil
@@ -451,14 +485,14 @@ func (sel *selection) heldRuns(ctx context.Context, u unit) map[string]*heldCore
 }
 
 // take returns the rows of mutant unit u taken from its clean twin,
-// sealed, one per slot; a slot to execute has none (ok false). It takes
-// nothing when its build is not eligible, an item of u is stored already,
-// the twin was not probed or a seam of the build could act in it; of the
-// rest it takes every item but those whose trace bytes the run keeps (a
-// sampled item: the twin's bytes are not held). It waits for the twin.
+// sealed, one per slot; a slot to execute or stored already has none (ok
+// false). It takes nothing when its build is not eligible, the twin was
+// not probed or a seam of the build could act in it; of the rest it
+// takes every item but those whose trace bytes the run keeps (a sampled
+// item: the twin's bytes are not held). It waits for the twin.
 func (sel *selection) take(ctx context.Context, u unit, done bitset, sample float64, flagged bool, m *unitMemo, scratch *[]byte) ([]takenRow, error) {
 	pl := sel.pl
-	if !sel.eligible[u.build] || storedSlots(pl, done, u.index) > 0 {
+	if !sel.eligible[u.build] {
 		return nil, nil
 	}
 	tw := &sel.twins[u.index%len(sel.twins)]
@@ -477,6 +511,9 @@ func (sel *selection) take(ctx context.Context, u unit, done bitset, sample floa
 	b, sc := pl.builds[u.build].Info, pl.scenarios[u.scenario]
 	out := make([]takenRow, len(items))
 	for slot, t := range items {
+		if done.has(itemIndex(pl, u.index, slot)) {
+			continue // stored by a session interrupted within the unit
+		}
 		r := row{ord: itemIndex(pl, u.index, slot), item: t.Item, findings: t.Findings, fromTwin: true,
 			twin: itemIndex(pl, u.index%len(sel.twins), slot)}
 		r.item.Build, r.item.Class, r.item.Location = b.ID, b.Class, b.Location

@@ -13,6 +13,7 @@ import (
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/mission/invoice"
 	"github.com/baton-lab/baton/mission/triage"
+	"github.com/baton-lab/baton/reports"
 )
 
 // takenCount is how many items of a run were taken from their twin.
@@ -168,16 +169,24 @@ func replayEach(tb testing.TB, st *Stack, dir, q string, check func(id string, r
 	return len(ids)
 }
 
-// TestSelectionReplaysTaken replays every item a run took from its clean
-// twin: executed, each matches its stored row, findings and trace hash.
+// TestSelectionReplaysTaken replays an item a run took from its clean
+// twin of every build and slot that has one: executed, each matches its
+// stored row, findings and trace hash. (Every stored field of every taken
+// item is checked against full execution by
+// TestSelectionMatchesFullExecution; a replay costs a protocol load.)
 func TestSelectionReplaysTaken(t *testing.T) {
 	if testing.Short() {
-		t.Skip("replays every taken item")
+		t.Skip("replays taken items")
 	}
 	st := realStack(t)
 	_, dir, err := runProtocol(t, st, smallProtocol, Options{Workers: 2})
 	finished(t, err)
-	n := replayEach(t, st, dir, "SELECT id FROM items WHERE from_twin = 1 ORDER BY id", func(id string, res *ReplayResult) {
+	slots := queryRows(t, dir, "SELECT count(DISTINCT design) FROM items")
+	const q = "SELECT min(id) FROM items WHERE from_twin = 1 GROUP BY build, design ORDER BY 1"
+	if got := queryRows(t, dir, "SELECT count(DISTINCT design) FROM items WHERE from_twin = 1"); got[0] != slots[0] {
+		t.Fatalf("items taken in %s slots of %s: want some of each", got[0], slots[0])
+	}
+	n := replayEach(t, st, dir, q, func(id string, res *ReplayResult) {
 		if strings.HasPrefix(id, "clean/") || res.Stored == nil {
 			t.Errorf("replay %s: a clean item taken, or nothing stored", id)
 		}
@@ -228,25 +237,76 @@ func TestSelectionResume(t *testing.T) {
 	}
 }
 
-// TestSelectionResumeMidClean interrupts a two-worker run about when its
-// clean units end, wherever each worker is: every clean unit stored whole
-// has its coverage row (nothing finished is lost), and the resumed run's
+// TestSelectionResumeMidClean interrupts a run about when its clean units
+// end: with two workers wherever each is, and with one worker inside the
+// last clean unit, which is then stored in part. Every clean unit stored
+// whole has its coverage row (nothing finished is lost). The resumed run
+// probes a clean unit stored in part again, so that it executes and takes
+// the units and items the uninterrupted run does; it stores each clean
+// unit's coverage once, also for a unit whose coverage was stored with
+// only some of its rows (a session stopped between two commits), and its
 // results are the uninterrupted run's.
 func TestSelectionResumeMidClean(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the small protocol twice")
+		t.Skip("runs the small protocol four times")
 	}
 	st := realStack(t)
 	_, full, err := runProtocol(t, st, smallProtocol, Options{Workers: 2})
 	finished(t, err)
-
-	opt := interruptedRun(t, st, smallProtocol, 2, 10, 24)
-	whole := queryRows(t, opt.RunDir, "SELECT unit FROM outcomes WHERE unit < 8 GROUP BY unit HAVING count(*) = 4")
-	covered := queryRows(t, opt.RunDir, "SELECT unit FROM coverage ORDER BY unit")
-	if d := cmp.Diff(whole, covered); d != "" {
-		t.Fatalf("coverage rows after the interrupt (-clean units stored whole +covered):\n%s", d)
+	wantSel := selectionCounts(t, full)
+	// 8 clean units of 3 design items: the 22nd evaluation is the last
+	// unit's first.
+	for _, tc := range []struct {
+		name    string
+		workers int
+		n       int64  // design evaluations before the interrupt
+		whole   int    // clean units stored whole after it (0: any)
+		tamper  string // then run on the store
+	}{
+		{"two workers", 2, 24, 0, ""},
+		{"one worker, the last clean unit in part", 1, 22, 7, ""},
+		{"one worker, the last clean unit in part with its coverage", 1, 30, 8, "DELETE FROM item_findings WHERE item = 31; DELETE FROM outcomes WHERE ord = 31"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opt := interruptedRun(t, st, smallProtocol, tc.workers, 10, tc.n)
+			whole := queryRows(t, opt.RunDir, "SELECT unit FROM outcomes WHERE unit < 8 GROUP BY unit HAVING count(*) = 4")
+			covered := queryRows(t, opt.RunDir, "SELECT unit FROM coverage ORDER BY unit")
+			if d := cmp.Diff(whole, covered); d != "" {
+				t.Fatalf("coverage rows after the interrupt (-clean units stored whole +covered):\n%s", d)
+			}
+			if tc.whole != 0 && len(whole) != tc.whole {
+				t.Fatalf("clean units stored whole after the interrupt: %v", whole)
+			}
+			if tc.tamper != "" {
+				tamper(t, opt.RunDir, tc.tamper)
+			}
+			opt.Workers = 2
+			resumeMatches(t, opt, full)
+			if d := cmp.Diff(wantSel, selectionCounts(t, opt.RunDir)); d != "" {
+				t.Errorf("manifest selection (-uninterrupted +resumed):\n%s", d)
+			}
+			if got := queryRows(t, opt.RunDir, "SELECT count(*) FROM coverage"); got[0] != "8" {
+				t.Errorf("coverage rows after the resume = %s, want 8", got[0])
+			}
+		})
 	}
-	resumeMatches(t, opt, full)
+}
+
+// selectionCounts is the manifest's selection of the run in runDir but
+// for its run counts: a resumed session holds no core runs of the twins
+// stored before it, so it executes more of them.
+func selectionCounts(tb testing.TB, runDir string) reports.Selection {
+	tb.Helper()
+	man, err := ReadManifest(runDir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if man.Selection == nil || man.Selection.ItemsTaken == 0 {
+		tb.Fatalf("manifest selection = %+v, want items taken", man.Selection)
+	}
+	sel := *man.Selection
+	sel.RunsExecuted, sel.RunsServed = 0, 0
+	return sel
 }
 
 // resumeMatches resumes the run of opt and checks that its results.json

@@ -457,11 +457,14 @@ func (wk *sweepWorker) unit(u unit, rows []row) ([]row, error) {
 		}()
 	}
 	start := len(rows)
-	if sel != nil && u.build == 0 {
-		memo.probe = sel.probing(u, wk.probe, wk.done)
-	}
 	var err error
+	if sel != nil && u.build == 0 {
+		memo.probe, err = sel.probing(wk.ctx, u, wk.probe, memo)
+	}
 	for slot := range pl.slots() {
+		if err != nil {
+			break
+		}
 		if wk.done.has(itemIndex(pl, u.index, slot)) {
 			continue
 		}
