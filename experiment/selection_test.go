@@ -294,7 +294,8 @@ func TestSelectionResumeMidClean(t *testing.T) {
 
 // selectionCounts is the manifest's selection of the run in runDir but
 // for its run counts: a resumed session holds no core runs of the twins
-// stored before it, so it executes more of them.
+// stored before it, so it executes more of them, and its workers hold
+// other runs of other trials.
 func selectionCounts(tb testing.TB, runDir string) reports.Selection {
 	tb.Helper()
 	man, err := ReadManifest(runDir)
@@ -305,7 +306,7 @@ func selectionCounts(tb testing.TB, runDir string) reports.Selection {
 		tb.Fatalf("manifest selection = %+v, want items taken", man.Selection)
 	}
 	sel := *man.Selection
-	sel.RunsExecuted, sel.RunsServed = 0, 0
+	sel.RunsExecuted, sel.RunsServed, sel.RunsFromTrials = 0, 0, 0
 	return sel
 }
 
