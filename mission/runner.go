@@ -161,7 +161,7 @@ func (e *engine) newRunnerCap(ctx context.Context, seams Seams, sc *Scenario, in
 		seams:     seams,
 		sc:        sc,
 		day:       day,
-		dice:      sandbox.NewDice(seed),
+		dice:      sandbox.NewDice(seed).Recording(env.Draws),
 		seed:      seed,
 		profile:   env.Profile,
 		cores:     env.Cores,
