@@ -281,7 +281,8 @@ func sameSelection(tb testing.TB, localDir, distDir string) {
 		tb.Fatalf("selection: local %+v, distributed %+v; want both, with runs executed", local.Selection, dist.Selection)
 	}
 	want := *local.Selection
-	want.RunsExecuted, want.RunsServed, want.Note = want.RunsExecuted+want.RunsServed, 0, dist.Selection.Note
+	want.RunsExecuted, want.RunsServed, want.RunsFromTrials = want.RunsExecuted+want.RunsServed+want.RunsFromTrials, 0, 0
+	want.Note = dist.Selection.Note
 	if d := cmp.Diff(want, *dist.Selection); d != "" {
 		tb.Errorf("manifest selection (-local, its served runs executed +distributed):\n%s", d)
 	}

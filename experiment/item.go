@@ -69,7 +69,7 @@ func (pl *plan) evaluate(ctx context.Context, u unit, slot int, memo *unitMemo) 
 		}
 		it.Cost = run.Cost
 		it.Success = len(im.Check(sc, run.End)) == 0
-		if it.TraceHash, it.EndHash, err = runHashes(run.Trace, run.End, memo); err != nil {
+		if it.TraceHash, it.EndHash, err = memo.hashes(run); err != nil {
 			return nil, fmt.Errorf("item %s: %w", id, err)
 		}
 		if it.Coordination, err = pl.observeCoordination(id, b.Info.ID, sc, run, it.Success, it.TraceHash); err != nil {

@@ -288,8 +288,8 @@ func remoteSweep(ctx context.Context, ses *session, lv *live, sample float64, op
 		return nil, werr
 	}
 	if selecting {
-		// The workers hold no twin's runs: they serve none.
-		if err := s.addRunCounts(k.ran, 0); err != nil {
+		// The workers hold no twin's runs nor other trials': they serve none.
+		if err := s.addRunCounts(k.ran, 0, 0); err != nil {
 			return nil, err
 		}
 	}

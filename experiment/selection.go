@@ -61,8 +61,9 @@ type selection struct {
 	twins    []twin // per clean unit
 
 	// ran and served count the runs the executed mutant items executed
-	// and the core runs served to them from twins.
-	ran, served atomic.Int64
+	// and the core runs served to them from twins, fromTrials the runs
+	// served to them from other trials (see [trialMemo]).
+	ran, served, fromTrials atomic.Int64
 
 	// Whether a twin holds its core runs is decided in twin order, so
 	// that which twins hold them does not depend on which worker finished
@@ -445,18 +446,25 @@ var eventSize = int(reflect.TypeFor[mission.Event]().Size())
 // the bytes they and its emitted messages hold (its calls and result
 // are about as large again as its tool-call and result events).
 func coreRunSize(cr *mission.CoreRun) int {
-	n := 256
-	if cr.Trace != nil {
-		for i := range cr.Trace.Events {
-			e := &cr.Trace.Events[i]
+	n := 256 + traceSize(cr.Trace)
+	for e, b := range cr.Emitted {
+		n += 64 + len(e) + len(b)
+	}
+	return n
+}
+
+// traceSize estimates the memory a trace's events take, with what they
+// hold (see [coreRunSize]).
+func traceSize(t *mission.Trace) int {
+	n := 0
+	if t != nil {
+		for i := range t.Events {
+			e := &t.Events[i]
 			n += eventSize + len(e.Item) + len(e.Args) + len(e.Output) + len(e.Raw) + len(e.Parsed) + len(e.Error) + len(e.Key) + len(e.Reason)
 			if e.Kind == mission.EventToolCall || e.Kind == mission.EventResult {
 				n += 2 * (len(e.Args) + len(e.Output) + len(e.Parsed))
 			}
 		}
-	}
-	for e, b := range cr.Emitted {
-		n += 64 + len(e) + len(b)
 	}
 	return n
 }
@@ -547,25 +555,31 @@ func (s *store) selectionUse(sel *reports.Selection) error {
 	}
 	sel.RunsExecuted, _ = strconv.ParseInt(meta[metaRunsExecuted], 10, 64)
 	sel.RunsServed, _ = strconv.ParseInt(meta[metaRunsServed], 10, 64)
+	sel.RunsFromTrials, _ = strconv.ParseInt(meta[metaRunsFromTrials], 10, 64)
 	return nil
 }
 
-// The meta keys of the runs the executed mutant items executed and the
-// core runs served to them from their twins, over every session.
+// The meta keys of the runs the executed mutant items executed, the
+// core runs served to them from their twins and the runs served to them
+// from other trials, over every session.
 const (
-	metaRunsExecuted = "mutant_runs_executed"
-	metaRunsServed   = "mutant_runs_from_twin"
+	metaRunsExecuted   = "mutant_runs_executed"
+	metaRunsServed     = "mutant_runs_from_twin"
+	metaRunsFromTrials = "mutant_runs_from_trials"
 )
 
 // addRunCounts adds a session's run counts to the store's.
-func (s *store) addRunCounts(ran, served int64) error {
+func (s *store) addRunCounts(ran, served, fromTrials int64) error {
 	meta, err := s.meta()
 	if err != nil {
 		return err
 	}
-	r, _ := strconv.ParseInt(meta[metaRunsExecuted], 10, 64)
-	v, _ := strconv.ParseInt(meta[metaRunsServed], 10, 64)
-	return s.setMeta(map[string]string{metaRunsExecuted: strconv.FormatInt(r+ran, 10), metaRunsServed: strconv.FormatInt(v+served, 10)})
+	out := map[string]string{}
+	for k, n := range map[string]int64{metaRunsExecuted: ran, metaRunsServed: served, metaRunsFromTrials: fromTrials} {
+		had, _ := strconv.ParseInt(meta[k], 10, 64)
+		out[k] = strconv.FormatInt(had+n, 10)
+	}
+	return s.setMeta(out)
 }
 
 // remoteSelect is coverage selection for a distributed sweep: the

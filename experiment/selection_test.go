@@ -122,7 +122,7 @@ func TestSelectionServesRuns(t *testing.T) {
 	}
 	sel, selNone := sum.Manifest.Selection, none.Manifest.Selection
 	if sel.RunsServed == 0 || selNone.RunsServed != 0 ||
-		sel.RunsExecuted+sel.RunsServed != selNone.RunsExecuted {
+		sel.RunsExecuted+sel.RunsServed+sel.RunsFromTrials != selNone.RunsExecuted+selNone.RunsFromTrials {
 		t.Errorf("selection all held %+v, none held %+v: want runs served only when held, "+
 			"the runs executed and served adding up to those executed without", sel, selNone)
 	}
@@ -294,7 +294,8 @@ func TestSelectionResumeMidClean(t *testing.T) {
 
 // selectionCounts is the manifest's selection of the run in runDir but
 // for its run counts: a resumed session holds no core runs of the twins
-// stored before it, so it executes more of them.
+// stored before it, so it executes more of them, and its workers hold
+// other runs of other trials.
 func selectionCounts(tb testing.TB, runDir string) reports.Selection {
 	tb.Helper()
 	man, err := ReadManifest(runDir)
@@ -305,7 +306,7 @@ func selectionCounts(tb testing.TB, runDir string) reports.Selection {
 		tb.Fatalf("manifest selection = %+v, want items taken", man.Selection)
 	}
 	sel := *man.Selection
-	sel.RunsExecuted, sel.RunsServed = 0, 0
+	sel.RunsExecuted, sel.RunsServed, sel.RunsFromTrials = 0, 0, 0
 	return sel
 }
 
@@ -349,10 +350,11 @@ func TestSelectionRemote(t *testing.T) {
 	if sel := rsum.Manifest.Selection; sel == nil || sel.Mode != "coverage" || sel.ItemsTaken != taken {
 		t.Errorf("manifest selection = %+v, want coverage with %d items taken", sel, taken)
 	}
-	// The local run's selection, but for the runs served from twins: the
-	// workers hold none, so they executed them.
+	// The local run's selection, but for the runs served from twins and
+	// other trials: the workers hold none, so they executed them.
 	want := *sum.Manifest.Selection
-	want.RunsExecuted, want.RunsServed, want.Note = want.RunsExecuted+want.RunsServed, 0, rsum.Manifest.Selection.Note
+	want.RunsExecuted, want.RunsServed, want.RunsFromTrials = want.RunsExecuted+want.RunsServed+want.RunsFromTrials, 0, 0
+	want.Note = rsum.Manifest.Selection.Note
 	if d := cmp.Diff(want, *rsum.Manifest.Selection); d != "" || want.RunsExecuted == 0 {
 		t.Errorf("manifest selection (-local +remote):\n%s", d)
 	}

@@ -63,6 +63,7 @@ type unitMemo struct {
 	sent  map[string]bool           // trace hashes already attached to a row
 
 	trace, end []byte       // an integrated run's trace and end state while hashing
+	records    any          // the end state's own memo (memoJSONRecords), kept across units
 	zw         *gzip.Writer // nil until a trace is compressed
 	// stored are the traces whose bytes the writer has been handed (nil:
 	// none known), which attachTrace does not compress.
@@ -93,8 +94,11 @@ type unitMemo struct {
 	twin  map[string]*heldCore
 	build int
 	// ran and served count the unit's runs executed and its core runs
-	// served from the twin.
-	ran, served int
+	// served from the twin, fromTrials its runs served from other trials.
+	ran, served, fromTrials int
+	// trials, when set, holds the worker's runs of other trials of the
+	// unit's build and scenario (see [trialMemo]).
+	trials *trialMemo
 	// scorecards are the unit's designs' scorecards of its core runs.
 	scorecards designs.Scorecards
 }
@@ -115,7 +119,7 @@ func newUnitMemo(share bool) *unitMemo {
 // rows hold points into m.
 func (m *unitMemo) reset() {
 	m.run = nil
-	m.twin, m.ran, m.served = nil, 0, 0
+	m.twin, m.ran, m.served, m.fromTrials = nil, 0, 0, 0
 	m.scorecards.Reset()
 	clear(m.cores)
 	clear(m.jsonl)
@@ -138,6 +142,24 @@ func (m *unitMemo) executed(t *mission.Trace) {
 	if t != nil {
 		m.runs = append(m.runs, t)
 	}
+}
+
+// executedHeld records a run the unit executed whose trace a trial memo
+// holds, when held, and recycles when it drops it.
+func (m *unitMemo) executedHeld(t *mission.Trace, held bool) {
+	if held {
+		m.ran++
+		return
+	}
+	m.executed(t)
+}
+
+// credit charges the item a run served to it: the wall time it took when
+// it executed, what its oracle recorded, its model use as served.
+func (m *itemMission) credit(f fired, took time.Duration, use modelcore.UseCounts) {
+	m.extra.add(f)
+	m.served += took
+	m.use.Add(use.AsServed())
 }
 
 // fromTwin returns the twin's core run of the key in m.key when the
@@ -197,6 +219,36 @@ type sharedRun struct {
 	// diffs is what Check found in the run's end state, once checked.
 	diffs   []sandbox.Difference
 	checked bool
+	// hashed is the run's hashes, once computed (see [unitMemo.hashes]).
+	hashed *runHashed
+}
+
+// runHashed is what [runHashes] gave for a shared run: its hashes, and the
+// hash and size of its trace's compact encoding.
+type runHashed struct {
+	run, end string
+	kept     keptSum
+}
+
+// hashes returns [runHashes] of an integrated run, computed once for the
+// unit's shared run, which other trials' units may be served (see
+// [trialMemo]): the same run, the same hashes.
+func (m *unitMemo) hashes(run *mission.Run) (string, string, error) {
+	r := m.sharedRun()
+	if r == nil || r.run != run {
+		return runHashes(run.Trace, run.End, m)
+	}
+	key := integratedKey(run.Trace)
+	if r.hashed == nil {
+		h, e, err := runHashes(run.Trace, run.End, m)
+		if err != nil {
+			return "", "", err
+		}
+		r.hashed = &runHashed{run: h, end: e, kept: m.kept[key]}
+	} else if m.kept != nil {
+		m.kept[key] = r.hashed.kept
+	}
+	return r.hashed.run, r.hashed.end, nil
 }
 
 type sharedCore struct {
@@ -287,17 +339,23 @@ func (m *itemMission) Run(ctx context.Context, b mission.Build, sc *mission.Scen
 	switch {
 	case mine && share && m.memo.run != nil:
 		run = m.memo.run.run
-		m.extra.add(m.memo.run.fired)
-		m.served += m.memo.run.took
-		m.use.Add(m.memo.run.use.AsServed())
+		m.credit(m.memo.run.fired, m.memo.run.took, m.memo.run.use)
 	case mine && share:
+		trials := m.memo.trialsFor(env, m.env)
+		if s := trials.integrated(seed); s != nil {
+			m.memo.fromTrials++
+			m.memo.run, run = s, s.run
+			m.credit(s.fired, s.took, s.use)
+			break
+		}
 		before, used := snapshot(m.oracle), m.use.Counts()
+		env.Draws = trials.recorder()
 		start := time.Now()
 		if run, err = m.Mission.Run(ctx, b, sc, seed, env); err != nil {
 			return nil, err
 		}
 		m.memo.run = &sharedRun{run: run, fired: snapshot(m.oracle).minus(before), took: time.Since(start), use: m.use.Counts().Minus(used)}
-		m.memo.executed(traceOf(run))
+		m.memo.executedHeld(traceOf(run), trials.holdRun(env.Draws, m.memo.run))
 	default:
 		if run, err = m.Mission.Run(ctx, b, sc, seed, env); err != nil {
 			return nil, err
@@ -343,11 +401,13 @@ func (m *itemMission) RunCore(ctx context.Context, b mission.Build, agent missio
 		if !ok {
 			s, ok = m.memo.fromTwin()
 		}
+		trials := m.memo.trialsFor(env, m.env)
+		if !ok {
+			s, ok = m.memo.fromTrial(trials, seed)
+		}
 		if ok {
 			cr = s.run
-			m.extra.add(s.fired)
-			m.served += s.took
-			m.use.Add(s.use.AsServed())
+			m.credit(s.fired, s.took, s.use)
 		} else {
 			before, used := snapshot(m.oracle), m.use.Counts()
 			start := time.Now()
@@ -355,6 +415,7 @@ func (m *itemMission) RunCore(ctx context.Context, b mission.Build, agent missio
 			if p != nil {
 				p.BeginRun()
 			}
+			env.Draws = trials.recorder()
 			cr, err = m.Mission.RunCore(ctx, b, agent, sc, in, seed, env)
 			var covers []int
 			if p != nil {
@@ -364,13 +425,14 @@ func (m *itemMission) RunCore(ctx context.Context, b mission.Build, agent missio
 			if err != nil {
 				return nil, err
 			}
-			m.memo.executed(coreTraceOf(cr))
 			took := time.Since(start)
 			if m.memo.cores == nil {
 				m.memo.cores = map[string]*sharedCore{}
 			}
-			m.memo.cores[string(m.memo.key)] = &sharedCore{run: cr, fired: snapshot(m.oracle).minus(before), took: took,
+			s := &sharedCore{run: cr, fired: snapshot(m.oracle).minus(before), took: took,
 				use: m.use.Counts().Minus(used), covers: covers}
+			m.memo.cores[string(m.memo.key)] = s
+			m.memo.executedHeld(coreTraceOf(cr), trials.holdCore(m.memo.key, env.Draws, s))
 		}
 	} else {
 		if cr, err = m.Mission.RunCore(ctx, b, agent, sc, in, seed, env); err != nil {
@@ -410,4 +472,179 @@ func coreTraceOf(r *mission.CoreRun) *mission.Trace {
 		return nil
 	}
 	return r.Trace
+}
+
+// trialMemo holds, for one worker, the runs its units of one (build,
+// scenario) executed, each with the draws it consulted (see
+// [sandbox.Draws]): a run is a deterministic function of the build, the
+// scenario, its inputs, the environment and the outcomes of its draws, so
+// a held run whose record holds under another trial's seed is the run that
+// trial would execute, and is served to it as a unit's runs are shared
+// (the same run, charged its wall time as measured, its oracle counts
+// credited). Units come to a worker in plan order, trials innermost, so
+// the memo holds one group at a time and is emptied when the group
+// changes; it is the worker's alone, and what it serves is what executing
+// would have given, so results do not depend on the workers.
+//
+// It holds at most [trialLeaves] runs of each identity (the integrated run,
+// or a core run's agent and inputs) and [trialBudget] estimated bytes: the
+// first runs of an identity are the likeliest to hold (a run in which no
+// fault or slip fired holds under most seeds: on P, the default protocol
+// with designs A, B and C, 16 runs an identity and 64 MB executed 38,284
+// runs, 4 and 4 MB 38,974, 2 and 1 MB 41,218, of 110,994 without the
+// memo; on the generated space 2 and 1 MB as few as 4 and 4 MB), and a
+// group's runs stay live until the group ends, at the collector's target
+// (DefaultGCPercent) nine times them in peak memory (the generated space
+// peaked 60 MB higher at 4 runs and 4 MB than at 2 and 1 MB). Opaque runs (a number drawn from the
+// dice, a model's call) are never held; neither are a probed clean unit's
+// (its probe observes every run it executes).
+type trialMemo struct {
+	build, scenario int // the group held
+	run             []trialRun
+	cores           map[string][]trialRun
+	size            int // estimated bytes held
+	traces          []*mission.Trace
+	spare           *sandbox.Draws // the record of the run executing, when not held
+}
+
+// trialRun is a held run and the draws it consulted.
+type trialRun struct {
+	draws *sandbox.Draws
+	run   *sharedRun
+	core  *sharedCore
+}
+
+const (
+	// trialLeaves is how many runs of one identity a trial memo holds.
+	trialLeaves = 2
+	// trialBudget bounds the estimated bytes a trial memo holds.
+	trialBudget = 1 << 20
+)
+
+func newTrialMemo() *trialMemo {
+	return &trialMemo{build: -1, scenario: -1, cores: map[string][]trialRun{}}
+}
+
+// enter makes the memo the memo of (build, scenario), dropping the runs of
+// another group and recycling their traces.
+func (t *trialMemo) enter(build, scenario int) {
+	if t == nil || t.build == build && t.scenario == scenario {
+		return
+	}
+	t.build, t.scenario = build, scenario
+	for _, tr := range t.traces {
+		tr.Recycle()
+	}
+	clear(t.traces)
+	t.traces = t.traces[:0]
+	clear(t.run)
+	t.run = t.run[:0]
+	clear(t.cores)
+	t.size = 0
+}
+
+// trialsFor returns the unit's trial memo for a run in env of an item in
+// itemEnv, nil when none applies (no memo, a probed unit, another
+// single-agent setting).
+func (m *unitMemo) trialsFor(env, itemEnv mission.Env) *trialMemo {
+	if m == nil || m.probe != nil || env.Single != itemEnv.Single {
+		return nil
+	}
+	return m.trials
+}
+
+// recorder returns the record for the run about to execute (nil without
+// a memo).
+func (t *trialMemo) recorder() *sandbox.Draws {
+	if t == nil {
+		return nil
+	}
+	if t.spare == nil {
+		t.spare = &sandbox.Draws{}
+	}
+	t.spare.Reset()
+	return t.spare
+}
+
+// find returns the held run of runs whose record holds under seed.
+func find(runs []trialRun, seed uint64) (trialRun, bool) {
+	for _, r := range runs {
+		if r.draws.Holds(seed) {
+			return r, true
+		}
+	}
+	return trialRun{}, false
+}
+
+// integrated returns a held integrated run that is this seed's, or nil.
+func (t *trialMemo) integrated(seed uint64) *sharedRun {
+	if t == nil {
+		return nil
+	}
+	r, _ := find(t.run, seed)
+	return r.run
+}
+
+// fromTrial returns a held core run of the key in m.key that is this
+// seed's, and shares it with the rest of the unit.
+func (m *unitMemo) fromTrial(t *trialMemo, seed uint64) (*sharedCore, bool) {
+	if t == nil {
+		return nil, false
+	}
+	r, ok := find(t.cores[string(m.key)], seed)
+	if !ok {
+		return nil, false
+	}
+	m.fromTrials++
+	if m.cores == nil {
+		m.cores = map[string]*sharedCore{}
+	}
+	m.cores[string(m.key)] = r.core
+	return r.core, true
+}
+
+// room reports whether the memo can hold one more run of size bytes
+// beside held others of its identity, recorded in draws.
+func (t *trialMemo) room(held int, draws *sandbox.Draws, size int) bool {
+	return t != nil && !draws.Opaque() && held < trialLeaves && t.size+size <= trialBudget
+}
+
+// holdRun holds an integrated run just executed with its record, and
+// reports whether it did: then the memo recycles its trace.
+func (t *trialMemo) holdRun(draws *sandbox.Draws, s *sharedRun) bool {
+	if t == nil || s.run == nil {
+		return false
+	}
+	size := 2*traceSize(s.run.Trace) + 64*len(draws.List())
+	if !t.room(len(t.run), draws, size) {
+		return false
+	}
+	t.run = append(t.run, trialRun{draws: draws, run: s})
+	t.held(s.run.Trace, size)
+	return true
+}
+
+// holdCore holds a core run of key just executed with its record, and
+// reports whether it did: then the memo recycles its trace.
+func (t *trialMemo) holdCore(key []byte, draws *sandbox.Draws, s *sharedCore) bool {
+	if t == nil || s.run == nil {
+		return false
+	}
+	size := len(key) + coreRunSize(s.run) + 64*len(draws.List())
+	runs := t.cores[string(key)]
+	if !t.room(len(runs), draws, size) {
+		return false
+	}
+	t.cores[string(key)] = append(runs, trialRun{draws: draws, core: s})
+	t.held(s.run.Trace, size)
+	return true
+}
+
+// held accounts for a run just held: its record is no longer the spare.
+func (t *trialMemo) held(tr *mission.Trace, size int) {
+	t.spare = nil
+	t.size += size
+	if tr != nil {
+		t.traces = append(t.traces, tr)
+	}
 }

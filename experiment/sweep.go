@@ -92,6 +92,8 @@ type Options struct {
 	// noShare executes every run of every item, sharing none within a
 	// unit (tests compare both ways).
 	noShare bool
+	// noTrials serves no run from another trial (see [trialMemo]).
+	noTrials bool
 	// noSelection executes every unit whatever the protocol's selection
 	// (tests compare both ways on the same protocol file).
 	noSelection bool
@@ -317,7 +319,7 @@ func sweep(ctx context.Context, pl *plan, s *store, done bitset, skipped, worker
 	}
 	err := sweepUnits(ctx, pl, s, done, skipped, workers, sample, live, opt, sel, pl.units())
 	if sel != nil {
-		if merr := s.addRunCounts(sel.ran.Load(), sel.served.Load()); err == nil {
+		if merr := s.addRunCounts(sel.ran.Load(), sel.served.Load(), sel.fromTrials.Load()); err == nil {
 			err = merr
 		}
 	}
@@ -377,6 +379,9 @@ func sweepUnits(ctx context.Context, pl *plan, s *store, done bitset, skipped, w
 			wk := &sweepWorker{ctx: ctx, pl: pl, done: done, sel: sel, memo: newUnitMemo(!opt.noShare),
 				sample: sample, flagged: !opt.SampleTracesOnly, lines: live != nil}
 			wk.memo.stored = w.stored
+			if !opt.noShare && !opt.noTrials {
+				wk.memo.trials = newTrialMemo()
+			}
 			if sel != nil {
 				wk.probe = sel.newProbe()
 			}
@@ -448,6 +453,7 @@ type sweepWorker struct {
 func (wk *sweepWorker) unit(u unit, rows []row) ([]row, error) {
 	pl, sel, memo := wk.pl, wk.sel, wk.memo
 	memo.reset()
+	memo.trials.enter(u.build, u.scenario)
 	var taken []takenRow
 	if sel != nil && u.build > 0 {
 		var err error
@@ -455,7 +461,11 @@ func (wk *sweepWorker) unit(u unit, rows []row) ([]row, error) {
 			return rows, err
 		}
 		memo.twin, memo.build = sel.heldRuns(wk.ctx, u), u.build
-		defer func() { sel.ran.Add(int64(memo.ran)); sel.served.Add(int64(memo.served)) }()
+		defer func() {
+			sel.ran.Add(int64(memo.ran))
+			sel.served.Add(int64(memo.served))
+			sel.fromTrials.Add(int64(memo.fromTrials))
+		}()
 	}
 	start := len(rows)
 	var err error

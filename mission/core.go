@@ -137,9 +137,11 @@ func (t *Turn) Step(decision, choice string, extraRead, written int) {
 }
 
 // ModelCall records one call a model-backed core made, with the token
-// counts its endpoint reported.
+// counts its endpoint reported. A run that made one is opaque (see
+// [sandbox.Draws]): what a model answers is not drawn from the dice.
 func (t *Turn) ModelCall(decision, choice string, promptTokens, completionTokens int) {
 	r := t.r
+	r.dice.Draws().MarkOpaque()
 	r.read = 0
 	r.cost.ModelCalls++
 	r.cost.Tokens += promptTokens + completionTokens

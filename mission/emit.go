@@ -3,7 +3,6 @@ package mission
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/baton-lab/baton/internal/jsontext"
@@ -17,6 +16,7 @@ type outgoing struct {
 	item string
 	msg  *Message
 	raw  []byte
+	to   *[1]Agent // room for the next owners, in the envelope
 }
 
 // emit runs the producing agent's emitter for edge k: it packages result
@@ -66,12 +66,13 @@ func (r *runner) emit(k int, item string, result Result, seq int) (outgoing, err
 		env.owners[0] = owner
 	}
 	// The envelope's fields in encoding/json's order of a map's keys.
+	id, key := r.envelopeKeys(k, item, seq)
 	env.fields = [...]jsontext.Member{
 		{Key: "edge", Value: r.t.nameAny[k]},
 		{Key: "escalation", Value: escalation},
 		{Key: "escalation_ref", Value: ref},
-		{Key: "id", Value: "m-" + item + "-" + name + "-" + strconv.Itoa(seq)},
-		{Key: "idempotency_key", Value: item + ":" + es.Kind},
+		{Key: "id", Value: id},
+		{Key: "idempotency_key", Value: key},
 		{Key: "item", Value: r.boxItem(item)},
 		{Key: "kind", Value: r.t.kindAny[k]},
 		{Key: "next_owner", Value: env.owners[:]},
@@ -84,15 +85,17 @@ func (r *runner) emit(k int, item string, result Result, seq int) (outgoing, err
 	r.seams.Emit(e, msg)
 	r.cost.Emits++
 	raw := r.marshal(msg)
-	return outgoing{edge: e, item: item, msg: msg, raw: raw}, nil
+	return outgoing{edge: e, item: item, msg: msg, raw: raw, to: &env.to}, nil
 }
 
 // envelope is what emit allocates in one piece: the message, its payload
-// (but for the payload's fields), the envelope's fields and its owners.
+// (but for the payload's fields), the envelope's fields and its owners,
+// as written and as read.
 type envelope struct {
 	msg, payload Message
 	fields       [10]jsontext.Member // as many as EnvelopeFields
 	owners       [1]any
+	to           [1]Agent // the owners the transport reads (nextOwners)
 }
 
 // boxItem returns item as an any, boxed once for the messages of a turn.

@@ -110,6 +110,7 @@ type engine struct {
 	fixtures map[fixtureKey]*sandbox.State
 	readings readingMemo
 	decoded  decodeMemo
+	keys     keyMemo   // keys.go
 	solo     soloTools // single.go
 }
 

@@ -58,12 +58,15 @@ type Mission interface {
 // rates), the sandbox's fault rates and, per agent, the core that plays it
 // in place of the mission's own (a model for one agent, the policy for the
 // others). Single, when set, runs the mission's single-agent build instead
-// of its agents (see [Single]).
+// of its agents (see [Single]). Draws, when set, records the keyed draws
+// the run consults (see [sandbox.Draws]): one run's own record, to ask
+// whether another trial's seed would make the same run.
 type Env struct {
 	Profile Profile
 	Faults  sandbox.FaultRates
 	Cores   map[Agent]Core
 	Single  *Single
+	Draws   *sandbox.Draws
 }
 
 // Slip is one kind of plausible model mistake a core can make.

@@ -30,8 +30,12 @@ func (t *Turn) View() View {
 
 // Seed returns the trial seed the run's keyed dice are drawn from: the
 // same for every build and design of a trial, so a model-backed core can
-// send it as its requests' sample (see [PlayOutside]).
-func (t *Turn) Seed() uint64 { return t.r.seed }
+// send it as its requests' sample (see [PlayOutside]). It makes a
+// recorded run opaque (see [sandbox.Draws]).
+func (t *Turn) Seed() uint64 {
+	t.r.dice.Draws().MarkOpaque()
+	return t.r.seed
+}
 
 // ErrNotKernel is returned for a mission that the kernel's engine does not
 // run (a test double, or a wrapper without an Unwrap() Mission method): it

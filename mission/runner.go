@@ -67,6 +67,9 @@ type runner struct {
 	enc *jsontext.Encoder
 	// itemAny is the item of the last message emitted, boxed (boxItem).
 	itemAny any
+	// keyRow holds keyItem's keys and message ids (keys.go).
+	keyItem string
+	keyRow  *itemKeys
 	// answer, when set, answers the tool calls of a core played outside
 	// any run ([PlayOutside]) in place of the tool box and sandbox.
 	answer Answer
@@ -158,7 +161,7 @@ func (e *engine) newRunnerCap(ctx context.Context, seams Seams, sc *Scenario, in
 		seams:     seams,
 		sc:        sc,
 		day:       day,
-		dice:      sandbox.NewDice(seed),
+		dice:      sandbox.NewDice(seed).Recording(env.Draws),
 		seed:      seed,
 		profile:   env.Profile,
 		cores:     env.Cores,

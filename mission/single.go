@@ -327,11 +327,11 @@ func (so *solo) handOn(ai int, item string, res Result) {
 			}
 		}
 		h := &Handoff{
-			ID:             "m-" + item + "-" + r.t.names[ai][r.t.to[k]] + "-" + strconv.Itoa(r.transport.nextSeq(es.Edge(), item)),
+			ID:             messageID(item, r.t.names[ai][r.t.to[k]], r.transport.nextSeq(es.Edge(), item)),
 			Edge:           r.t.names[ai][r.t.to[k]],
 			Kind:           es.Kind,
 			SchemaVersion:  r.e.spec.SchemaVersion,
-			IdempotencyKey: item + ":" + es.Kind,
+			IdempotencyKey: envelopeKey(item, es.Kind),
 			NextOwner:      []string{string(es.To)},
 			Escalation:     EscalationNone,
 			Item:           item,

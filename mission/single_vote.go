@@ -53,6 +53,7 @@ func (so *solo) fits(est int) bool {
 // unit; its cost and model calls are added to the run's.
 func (so *solo) ballot(ai int, item string, in turnInput, k int) (ballot, int) {
 	r := so.r
+	r.dice.Draws().MarkOpaque() // the vote's dice are keyed by a seed of its own
 	seed := sandbox.HashSeed(r.seed, "vote", strconv.Itoa(k))
 	rec := &voteRecorder{Seams: r.seams}
 	v := r.e.newRunnerCap(r.ctx, rec, r.sc, &r.sc.Initial, seed, so.env, 16)

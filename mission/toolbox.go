@@ -57,7 +57,7 @@ func (r *runner) call(t *Turn, tool string, args sandbox.Args) (sandbox.Result, 
 	key, resultID := "", ""
 	tl, idx, ok := r.e.spec.Tools.Index(tool)
 	if ok && tl.Access == sandbox.Write {
-		key, resultID = item+":"+tool, tl.ResultID
+		key, resultID = r.writeKey(item, idx), tl.ResultID
 	}
 	var bo *backoff.ExponentialBackOff
 	for attempt := 0; ; attempt++ {

@@ -161,10 +161,16 @@ func (r *runner) emitOn(ai, k int, item string, result Result) (_ outgoing, ok b
 func (out *outgoing) nextOwners() []Agent {
 	v, _ := out.msg.Get("next_owner")
 	var owners []Agent
+	if out.to != nil {
+		owners = out.to[:0] // the message's own: no other run sees it
+	}
 	for _, o := range listOwners(v) {
 		if s, ok := o.(string); ok {
 			owners = append(owners, Agent(s))
 		}
+	}
+	if len(owners) == 0 {
+		return nil
 	}
 	return owners
 }

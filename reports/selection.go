@@ -25,6 +25,10 @@ type Selection struct {
 	// from the clean twin, where no seam of their mutant could act.
 	RunsExecuted int64 `json:"runs_executed"`
 	RunsServed   int64 `json:"runs_from_twin"`
+	// RunsFromTrials are the runs served to them from another trial of
+	// the same build and scenario, where every draw the run consulted came
+	// out the same under their trial's seed.
+	RunsFromTrials int64 `json:"runs_from_trials"`
 }
 
 // SetSelection sets what the sweep executed, for the cost section.
@@ -61,10 +65,15 @@ func selectionNote(r *Results) block {
 // runsNote is the sentence on the runs served to executed items from
 // their twins, "" when none were.
 func runsNote(s *Selection) string {
-	if s.RunsServed == 0 {
+	if s.RunsServed == 0 && s.RunsFromTrials == 0 {
 		return ""
 	}
+	trials := ""
+	if s.RunsFromTrials > 0 {
+		trials = fmt.Sprintf(", %d were served from another trial of the same build and scenario, every random draw they "+
+			"consulted coming out the same under the trial's seed", s.RunsFromTrials)
+	}
 	return fmt.Sprintf(" An executed item ran its design, but not every mission run behind it: of the %d distinct mission runs the executed "+
-		"mutant units needed, %d core runs alone were served from the clean twin, where no seam of the mutant could act in them, "+
-		"and %d executed.", s.RunsExecuted+s.RunsServed, s.RunsServed, s.RunsExecuted)
+		"mutant units needed, %d core runs alone were served from the clean twin, where no seam of the mutant could act in them%s, "+
+		"and %d executed.", s.RunsExecuted+s.RunsServed+s.RunsFromTrials, s.RunsServed, trials, s.RunsExecuted)
 }

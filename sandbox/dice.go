@@ -11,6 +11,7 @@ import (
 // at every decision the two share.
 type Dice struct {
 	seed uint64
+	rec  *Draws // nil: the draws are not recorded
 }
 
 // NewDice returns dice for one trial seed.
@@ -19,22 +20,43 @@ func NewDice(seed uint64) Dice { return Dice{seed: seed} }
 // Seed returns the trial seed the dice were made from.
 func (d Dice) Seed() uint64 { return d.seed }
 
+// Recording returns the dice drawing as d does, recording into rec the
+// draws they are asked for (nil: none). A record no dice were made to
+// write (a run of a mission that does not record) stays opaque.
+func (d Dice) Recording(rec *Draws) Dice {
+	if rec != nil {
+		rec.live = true
+	}
+	d.rec = rec
+	return d
+}
+
+// Draws returns the record the dice write, or nil.
+func (d Dice) Draws() *Draws { return d.rec }
+
 // Rand returns a generator seeded by the decision's key. Use it when a
 // decision needs several numbers (which digit to misread, which code to
-// refuse with); use [Dice.Float] for a single probability check.
+// refuse with); use [Dice.Float] for a single probability check. It
+// makes a recorded run opaque.
 func (d Dice) Rand(agent, kind, item string, attempt int) *rand.Rand {
+	d.rec.MarkOpaque()
 	k := d.key(agent, kind, item, attempt)
 	return rand.New(rand.NewPCG(k, k^0x9e3779b97f4a7c15))
 }
 
-// Float returns a number in [0, 1) determined by the decision's key.
+// Float returns a number in [0, 1) determined by the decision's key. It
+// makes a recorded run opaque: use [Dice.Chance] for a yes or no.
 func (d Dice) Float(agent, kind, item string, attempt int) float64 {
-	k := mix(d.key(agent, kind, item, attempt))
-	return float64(k>>11) / (1 << 53)
+	d.rec.MarkOpaque()
+	return unit(d.key(agent, kind, item, attempt))
 }
+
+// unit maps a key to [0, 1).
+func unit(k uint64) float64 { return float64(mix(k)>>11) / (1 << 53) }
 
 // Chance reports whether an event of probability p happens at this decision.
 // p <= 0 never happens and p >= 1 always does, without consulting the key.
+// A draw that consults the key is recorded.
 func (d Dice) Chance(p float64, agent, kind, item string, attempt int) bool {
 	if p <= 0 {
 		return false
@@ -42,7 +64,11 @@ func (d Dice) Chance(p float64, agent, kind, item string, attempt int) bool {
 	if p >= 1 {
 		return true
 	}
-	return d.Float(agent, kind, item, attempt) < p
+	ok := unit(d.key(agent, kind, item, attempt)) < p
+	if d.rec != nil {
+		d.rec.add(agent, kind, item, attempt, p, ok)
+	}
+	return ok
 }
 
 func (d Dice) key(agent, kind, item string, attempt int) uint64 {
@@ -75,7 +101,7 @@ func chanceAfter(p float64, prefix uint64, item string, attempt int) bool {
 	if p >= 1 {
 		return true
 	}
-	return float64(mix(keyAfter(prefix, item, attempt))>>11)/(1<<53) < p
+	return unit(keyAfter(prefix, item, attempt)) < p
 }
 
 const (
@@ -110,4 +136,83 @@ func HashSeed(master uint64, parts ...string) uint64 {
 		h = fnvString(h, p)
 	}
 	return mix(h)
+}
+
+// Draws is the record of the keyed draws one run consulted, in order:
+// each yes or no (a [Dice.Chance] that consulted the key, a tool call's
+// fault), with its key and outcome. A run that used the trial seed in any
+// other way (a number from [Dice.Rand] or [Dice.Float], the seed itself
+// handed to a model) is opaque.
+//
+// A run is a deterministic function of its build, scenario, inputs and
+// environment and of the outcomes of the draws it consults, each of which
+// depends on the seed and the draw's key alone; which draw comes next
+// depends only on the outcomes so far. So a run of another seed under
+// which every recorded draw comes out the same ([Draws.Holds]) consults
+// the same draws and is the same run, event for event.
+type Draws struct {
+	list   []Draw
+	live   bool // dice were made to write it
+	opaque bool
+}
+
+// Draw is one recorded yes or no: its key, probability and outcome.
+type Draw struct {
+	Agent, Kind, Item string
+	Attempt           int
+	P                 float64
+	Happened          bool
+}
+
+func (r *Draws) add(agent, kind, item string, attempt int, p float64, happened bool) {
+	r.list = append(r.list, Draw{Agent: agent, Kind: kind, Item: item, Attempt: attempt, P: p, Happened: happened})
+}
+
+// MarkOpaque records that the run used the trial seed beyond a yes or
+// no; a nil record ignores it.
+func (r *Draws) MarkOpaque() {
+	if r != nil {
+		r.opaque = true
+	}
+}
+
+// Reset empties the record for another run, keeping its room.
+func (r *Draws) Reset() {
+	clear(r.list)
+	r.list, r.live, r.opaque = r.list[:0], false, false
+}
+
+// Opaque reports whether the run used the trial seed beyond its recorded
+// draws. A nil record, or one no dice wrote, is opaque: nothing is known.
+func (r *Draws) Opaque() bool { return r == nil || !r.live || r.opaque }
+
+// List returns the recorded draws, in order; the slice is the record's.
+func (r *Draws) List() []Draw {
+	if r == nil {
+		return nil
+	}
+	return r.list
+}
+
+// Holds reports whether the run is not opaque and every draw it recorded
+// comes out the same under seed: then the run of that seed is the same
+// run. It costs one keyed hash per draw.
+func (r *Draws) Holds(seed uint64) bool {
+	if r.Opaque() {
+		return false
+	}
+	d := NewDice(seed)
+	var agent, kind string
+	var pre uint64
+	for i := range r.list {
+		x := &r.list[i]
+		if i == 0 || x.Agent != agent || x.Kind != kind {
+			agent, kind = x.Agent, x.Kind
+			pre = d.prefix(agent, kind)
+		}
+		if chanceAfter(x.P, pre, x.Item, x.Attempt) != x.Happened {
+			return false
+		}
+	}
+	return true
 }

@@ -104,7 +104,11 @@ func (s *Sandbox) draws(t, k int, agent, item string, attempt int) bool {
 		pre.h[k] = s.dice.prefix(agent, s.reg.faultKeys[t][k])
 		pre.have |= 1 << k
 	}
-	return chanceAfter(p, pre.h[k], item, attempt)
+	ok := chanceAfter(p, pre.h[k], item, attempt)
+	if s.dice.rec != nil {
+		s.dice.rec.add(agent, s.reg.faultKeys[t][k], item, attempt, p, ok)
+	}
+	return ok
 }
 
 // inject draws the faults that precede a call's effect, in order, and

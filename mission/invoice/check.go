@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/sandbox"
@@ -92,6 +93,28 @@ const (
 // for the item. Report differences are named "report:<item>" (field
 // "entry") and [ReportRecord] (field "count").
 func Check(want *Expected, got *sandbox.State) []sandbox.Difference {
+	return new(checker).check(want, got)
+}
+
+// checkers hands the end-state check its scratch, run after run: the
+// maps and slices of one check are cleared for the next, and nothing but
+// the differences it returns outlives a check.
+type checkers struct{ pool sync.Pool }
+
+// check is [Check] with a checker from the pool.
+func (p *checkers) check(want *Expected, got *sandbox.State) []sandbox.Difference {
+	c, _ := p.pool.Get().(*checker)
+	if c == nil {
+		c = new(checker)
+	}
+	diffs := c.check(want, got)
+	c.reset()
+	p.pool.Put(c)
+	return diffs
+}
+
+// check is Check on c, which must be new or reset.
+func (c *checker) check(want *Expected, got *sandbox.State) []sandbox.Difference {
 	if want == nil {
 		want = &Expected{}
 	}
@@ -104,21 +127,20 @@ func Check(want *Expected, got *sandbox.State) []sandbox.Difference {
 	if rec == nil {
 		rec = &Records{}
 	}
-	c := newChecker(rec, sandbox.ReadLog(log))
-	var diffs, scratch []sandbox.Difference
-	expected := make(map[string]bool, len(want.Items))
-	replaced := make(map[string]bool)
+	if c.slab == nil {
+		c.slab = make([]itemRecs, 0, len(want.Items)+1)
+	}
+	c.read(rec, log)
+	var diffs []sandbox.Difference
+	expected, replaced := c.expected, c.replaced
 	for i := range want.Items {
 		w := &want.Items[i]
 		expected[w.Item] = true
-		r := c.recs[w.Item]
-		if r == nil {
-			r = &itemRecs{}
-		}
+		r := c.item(w.Item)
 		if r.invoices > 1 {
 			diffs = append(diffs, count("invoice", w.Item, 1, r.invoices))
 		}
-		primary, accepted := c.accept(w, r, &scratch)
+		primary, accepted := c.accept(w, r, &c.scratch)
 		switch {
 		case !accepted:
 			diffs = c.compare(diffs, w.Item, w, r, false)
@@ -130,7 +152,7 @@ func Check(want *Expected, got *sandbox.State) []sandbox.Difference {
 		if expected[item] {
 			continue
 		}
-		r := c.recs[item]
+		r := c.item(item)
 		for _, k := range [...]struct {
 			kind string
 			n    int
@@ -158,24 +180,75 @@ type itemRecs struct {
 	invoices    int
 }
 
+// checker is one end-state check's state. A reset checker keeps its
+// maps and slices (emptied) for the next check.
 type checker struct {
 	got     *Records
 	log     *sandbox.LogFacts
+	logv    sandbox.LogFacts // what log points to
 	invByID map[string]*Invoice
-	recs    map[string]*itemRecs
+	recs    map[string]int // item -> its records in slab
+	slab    []itemRecs
 	items   []string // keys of recs, sorted
 	reports []*Report
 	dups    []sandbox.Difference
+	seen    map[dupKey]int
+
+	expected, replaced map[string]bool
+	bal                map[balKey]int       // report: expected minus reported
+	scratch            []sandbox.Difference // accept's
+	escs               []*Escalation        // compare's
+	none               itemRecs             // the records of an item that has none
 }
 
-func newChecker(got *Records, log *sandbox.LogFacts) *checker {
-	c := &checker{
-		got:     got,
-		log:     log,
-		invByID: make(map[string]*Invoice, len(got.Invoices)),
-		recs:    make(map[string]*itemRecs),
+// dupKey names a record written twice for one invoice.
+type dupKey struct{ kind, invoice, account string }
+
+// balKey is a report entry as the report's balance counts it.
+type balKey struct{ item, kind, reason string }
+
+// reset empties c for the next check, letting go of the run it read.
+func (c *checker) reset() {
+	c.got, c.log, c.logv = nil, nil, sandbox.LogFacts{}
+	clear(c.invByID)
+	clear(c.recs)
+	for i := range c.slab {
+		r := &c.slab[i]
+		clear(r.payments)
+		clear(r.escalations)
+		clear(r.rejections)
+		clear(r.closures)
+		*r = itemRecs{payments: r.payments[:0], escalations: r.escalations[:0], rejections: r.rejections[:0], closures: r.closures[:0]}
 	}
-	written := log.Written
+	c.slab = c.slab[:0]
+	c.items = c.items[:0]
+	clear(c.reports)
+	c.reports = c.reports[:0]
+	c.dups = c.dups[:0]
+	clear(c.seen)
+	clear(c.expected)
+	clear(c.replaced)
+	clear(c.bal)
+	c.scratch = c.scratch[:0]
+	clear(c.escs)
+	c.escs = c.escs[:0]
+}
+
+// read files the records got holds that the run wrote (those named as
+// Effect in log) by item.
+func (c *checker) read(got *Records, log []sandbox.LogEntry) {
+	c.got = got
+	c.logv = *sandbox.ReadLog(log)
+	c.log = &c.logv
+	if c.invByID == nil {
+		c.invByID = make(map[string]*Invoice, len(got.Invoices))
+		c.recs = make(map[string]int)
+		c.seen = make(map[dupKey]int)
+		c.expected = make(map[string]bool)
+		c.replaced = make(map[string]bool)
+		c.bal = make(map[balKey]int)
+	}
+	written := c.log.Written
 	for i := range got.Invoices {
 		inv := &got.Invoices[i]
 		if _, dup := c.invByID[inv.ID]; !dup {
@@ -214,45 +287,57 @@ func newChecker(got *Records, log *sandbox.LogFacts) *checker {
 			c.reports = append(c.reports, x)
 		}
 	}
-	c.items = make([]string, 0, len(c.recs))
 	for item := range c.recs {
 		c.items = append(c.items, item)
 	}
 	slices.Sort(c.items)
 
 	// The same record written twice for one invoice is an action done twice.
-	type dupKey struct{ kind, invoice, account string }
-	seen := make(map[dupKey]int)
 	for i := range got.Matches {
 		if m := &got.Matches[i]; written(m.ID) {
-			seen[dupKey{"match", m.InvoiceID, ""}]++
+			c.seen[dupKey{"match", m.InvoiceID, ""}]++
 		}
 	}
 	for i := range got.Approvals {
 		if a := &got.Approvals[i]; written(a.ID) {
-			seen[dupKey{"approval", a.InvoiceID, ""}]++
+			c.seen[dupKey{"approval", a.InvoiceID, ""}]++
 		}
 	}
 	for i := range got.Ledger {
 		if p := &got.Ledger[i]; written(p.ID) {
-			seen[dupKey{"ledger", p.InvoiceID, p.Account}]++
+			c.seen[dupKey{"ledger", p.InvoiceID, p.Account}]++
 		}
 	}
-	for k, n := range seen {
+	for k, n := range c.seen {
 		if n > 1 {
 			c.dups = append(c.dups, count(k.kind, c.itemOf(k.invoice), 1, n))
 		}
 	}
-	return c
 }
 
+// rec returns item's records, adding them if item has none yet. The
+// pointer is good until the next call.
 func (c *checker) rec(item string) *itemRecs {
-	r := c.recs[item]
-	if r == nil {
-		r = &itemRecs{}
-		c.recs[item] = r
+	if i, ok := c.recs[item]; ok {
+		return &c.slab[i]
 	}
-	return r
+	n := len(c.slab)
+	c.recs[item] = n
+	if n < cap(c.slab) {
+		c.slab = c.slab[:n+1] // reset left the element empty, its slices kept
+	} else {
+		c.slab = append(c.slab, itemRecs{})
+	}
+	return &c.slab[n]
+}
+
+// item returns item's records, empty when the run wrote none.
+func (c *checker) item(item string) *itemRecs {
+	if i, ok := c.recs[item]; ok {
+		return &c.slab[i]
+	}
+	c.none = itemRecs{}
+	return &c.none
 }
 
 // itemOf returns the email id of an invoice, or "" when it is unknown.
@@ -324,12 +409,13 @@ var outcomeKinds = map[string]string{
 func (c *checker) compare(dst []sandbox.Difference, item string, e *ExpectedItem, r *itemRecs, dropSys bool) []sandbox.Difference {
 	escs := r.escalations
 	if dropSys {
-		escs = nil
+		escs = c.escs[:0]
 		for _, x := range r.escalations {
 			if x.Reason != ReasonSystemUnavailable {
 				escs = append(escs, x)
 			}
 		}
+		c.escs = escs
 	}
 	counts := [...]struct {
 		kind string
@@ -415,30 +501,30 @@ func (c *checker) report(dst []sandbox.Difference, want *Expected, replaced map[
 	if len(c.reports) != 1 {
 		dst = append(dst, sandbox.Difference{Record: ReportRecord, Field: "count", Want: "1", Got: strconv.Itoa(len(c.reports))})
 	}
-	type key struct{ item, kind, reason string }
-	bal := make(map[key]int) // expected minus reported
+	bal := c.bal
 	for _, e := range want.Report {
 		if (e.Kind == "escalation" || e.Kind == "rejection") && !replaced[e.Item] {
-			bal[key{e.Item, e.Kind, e.Reason}]++
+			bal[balKey{e.Item, e.Kind, e.Reason}]++
 		}
 	}
 	for item := range replaced {
-		r := c.recs[item]
-		if r == nil {
+		i, ok := c.recs[item]
+		if !ok {
 			continue
 		}
+		r := &c.slab[i]
 		for _, x := range r.escalations {
-			bal[key{item, "escalation", x.Reason}]++
+			bal[balKey{item, "escalation", x.Reason}]++
 		}
 		for _, x := range r.rejections {
-			bal[key{item, "rejection", x.Reason}]++
+			bal[balKey{item, "rejection", x.Reason}]++
 		}
 	}
 	if len(c.reports) > 0 {
 		for _, e := range c.reports[0].Entries {
 			switch e.Kind {
 			case "escalation", "rejection":
-				bal[key{e.Item, e.Kind, e.Reason}]--
+				bal[balKey{e.Item, e.Kind, e.Reason}]--
 			case "tool_failure", "refusal":
 				if !c.log.Evidence(e.Item).Failure {
 					dst = append(dst, sandbox.Difference{Record: "report:" + e.Item, Field: "entry", Got: e.Kind + " " + e.Reason})

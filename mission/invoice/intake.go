@@ -100,7 +100,10 @@ func docSize(d *Document) int {
 // supplier up, check for duplicates, register, and decide whether to ask for
 // escalation. The result is the invoice.extracted payload plus "escalation"
 // and, when a tool call failed for good, "exception".
-func intake(_ context.Context, t *mission.Turn) (mission.Result, error) {
+//
+// docs shares what the result takes from the document between the turns
+// on it (see [docMemo]); nil makes it afresh.
+func (docs *docMemo) intake(_ context.Context, t *mission.Turn) (mission.Result, error) {
 	em := t.Input
 	item := em.ID
 	docType, flags := classify(em)
@@ -124,6 +127,7 @@ func intake(_ context.Context, t *mission.Turn) (mission.Result, error) {
 	x := extracted{EmailID: item, DocType: docType, Flags: flags}
 	d := document(em)
 	if d != nil && docType != DocOutOfScope {
+		x.dv = docs.values(d, em)
 		x.fromDocument(d, t.Day)
 		if t.Slip(Misread, "extract") {
 			x.misread(t)
@@ -142,13 +146,15 @@ func intake(_ context.Context, t *mission.Turn) (mission.Result, error) {
 	invoiceLike := docType == DocInvoice || docType == DocCreditNote
 	known := false
 	if d != nil && docType != DocOutOfScope {
-		res, err := t.Call(LookupSupplier, sandbox.Args{"email": em.From})
+		res, err := t.Call(LookupSupplier, sandbox.Args{"email": x.sender(em)})
 		switch {
 		case err == nil:
 			known = true
-			x.SupplierID = str(res["supplier_id"])
+			x.idBox = res["supplier_id"]
+			x.SupplierID = str(x.idBox)
 			if x.SupplierName == "" {
-				x.SupplierName = str(res["name"])
+				x.nameBox = res["name"]
+				x.SupplierName = str(x.nameBox)
 			}
 			if invoiceLike && x.BankAccount != "" && x.BankAccount != str(res["bank_account"]) {
 				x.addFlag(FlagBankAccountChanged)
@@ -218,6 +224,11 @@ type extracted struct {
 
 	v     extractedValues // the fields above as values, made by values
 	boxed bool
+	// dv is the document's shared values (nil without a document);
+	// idBox and nameBox are the looked-up supplier's id and name as the
+	// tool result holds them.
+	dv             *docValues
+	idBox, nameBox any
 }
 
 // extractedValues are the fields of an extracted document as the values of
@@ -229,12 +240,25 @@ type extractedValues struct {
 
 // values returns x's fields as values, boxed at the first call: call it
 // only once the supplier is looked up (nothing it boxes changes after).
+// A field equal to the document's, or to the looked-up supplier's, shares
+// its box.
 func (x *extracted) values() *extractedValues {
 	if !x.boxed {
+		var c extractedValues
+		if x.dv != nil {
+			c = x.dv.v
+		}
+		name := c.supplierName
+		if x.nameBox != nil {
+			name = x.nameBox
+		}
 		x.v = extractedValues{
-			emailID: x.EmailID, docType: x.DocType, supplierID: x.SupplierID, supplierName: x.SupplierName,
-			invoiceNumber: x.InvoiceNumber, poNumber: x.PONumber, currency: x.Currency,
-			net: x.Net, tax: x.Tax, gross: x.Gross, invoiceDate: x.InvoiceDate, dueDate: x.DueDate, bankAccount: x.BankAccount,
+			emailID: boxString(c.emailID, x.EmailID), docType: docTypeValue(x.DocType),
+			supplierID: boxString(x.idBox, x.SupplierID), supplierName: boxString(name, x.SupplierName),
+			invoiceNumber: boxString(c.invoiceNumber, x.InvoiceNumber), poNumber: boxString(c.poNumber, x.PONumber),
+			currency: boxString(c.currency, x.Currency), net: boxNumber(c.net, x.Net), tax: boxNumber(c.tax, x.Tax),
+			gross: boxNumber(c.gross, x.Gross), invoiceDate: boxString(c.invoiceDate, x.InvoiceDate),
+			dueDate: boxString(c.dueDate, x.DueDate), bankAccount: boxString(c.bankAccount, x.BankAccount),
 		}
 		x.boxed = true
 	}
@@ -251,11 +275,28 @@ func (x *extracted) fromDocument(d *Document, day string) {
 	x.InvoiceDate = d.InvoiceDate
 	x.DueDate = d.DueDate
 	if x.DueDate == "" {
-		if x.DueDate = mission.AddDays(d.InvoiceDate, 30); x.DueDate == "" {
+		if x.DueDate = x.dueAfterInvoice(d); x.DueDate == "" {
 			x.DueDate = mission.AddDays(day, 30)
 		}
 	}
 	x.BankAccount = d.BankAccount
+}
+
+// sender returns em's sender as a value, boxed once per document.
+func (x *extracted) sender(em *mission.Input) any {
+	if x.dv != nil {
+		return boxString(x.dv.from, em.From)
+	}
+	return em.From
+}
+
+// dueAfterInvoice is 30 days after d's invoice date, "" when that is
+// unreadable.
+func (x *extracted) dueAfterInvoice(d *Document) string {
+	if x.dv != nil {
+		return x.dv.due
+	}
+	return mission.AddDays(d.InvoiceDate, 30)
 }
 
 // misread changes one field the way a model misreads a scan: the currency,
@@ -308,13 +349,14 @@ func (x *extracted) registerArgs() sandbox.Args {
 	}
 }
 
+// result returns x as intake's result. Its "lines" may be shared with
+// other turns on the same document: nobody writes to it.
 func (x *extracted) result() mission.Result {
-	lines := make([]any, len(x.Lines))
-	for i, l := range x.Lines {
-		lines[i] = map[string]any{
-			"sku": l.SKU, "description": l.Description, "qty": l.Qty,
-			"unit_price": l.UnitPrice, "amount": round2(l.Amount),
-		}
+	var lines []any
+	if x.dv != nil {
+		lines = x.dv.lines // x.Lines is the document's
+	} else {
+		lines = resultLines(x.Lines)
 	}
 	flags := x.Flags
 	if flags == nil {

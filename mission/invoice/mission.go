@@ -83,17 +83,18 @@ func New() mission.Mission {
 func Spec() *mission.Spec { return spec() }
 
 func definition() mission.Definition {
+	checks := new(checkers)
 	return mission.Definition{
 		Spec: spec(),
 		Cores: map[mission.Agent]mission.Core{
-			Intake:   mission.Policy(intake),
+			Intake:   mission.Policy(new(docMemo).intake),
 			Action:   mission.Policy(action),
 			Boundary: mission.Policy(boundary),
 			Monitor:  mission.Policy(monitor),
 		},
 		Check: func(sc *mission.Scenario, end *sandbox.State) []sandbox.Difference {
 			want, _ := sc.Expect.(*Expected)
-			return Check(want, end)
+			return checks.check(want, end)
 		},
 		Scenarios:      DefaultScenarios,
 		ParseScenarios: parseFile,

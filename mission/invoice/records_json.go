@@ -14,9 +14,26 @@ import (
 // hashes the end state of every integrated run, so the records are written
 // field by field instead of through reflection. Like json.Marshal it fails
 // on a NaN or infinite number, returning b unchanged.
-func (st *Records) AppendJSON(b []byte) ([]byte, error) {
+func (st *Records) AppendJSON(b []byte) ([]byte, error) { return st.appendJSON(b, nil) }
+
+// AppendJSONMemo is [Records.AppendJSON] with a memo the caller keeps in
+// *memo between calls (nil at the first): the bytes of recent master data
+// (suppliers, purchase orders, goods receipts), which a scenario sets up
+// and no tool writes, reused for master data equal field by field,
+// numbers bit for bit. The bytes are the same as AppendJSON's. A memo
+// must not be used by two goroutines at once.
+func (st *Records) AppendJSONMemo(b []byte, memo *any) ([]byte, error) {
+	mm, _ := (*memo).(*masterMemo)
+	if mm == nil {
+		mm = new(masterMemo)
+		*memo = mm
+	}
+	return st.appendJSON(b, mm)
+}
+
+func (st *Records) appendJSON(b []byte, mm *masterMemo) ([]byte, error) {
 	start := len(b)
-	w := stateWriter{b: b}
+	w := stateWriter{b: b, master: mm}
 	w.state(st)
 	if w.err != nil {
 		return b[:start], w.err
@@ -26,8 +43,9 @@ func (st *Records) AppendJSON(b []byte) ([]byte, error) {
 
 // stateWriter writes Records as encoding/json does (HTML escaping on).
 type stateWriter struct {
-	b   []byte
-	err error
+	b      []byte
+	err    error
+	master *masterMemo // nil: master data written afresh
 }
 
 func (w *stateWriter) key(k string, first bool) {
@@ -80,7 +98,16 @@ func (w *stateWriter) state(st *Records) {
 		return
 	}
 	w.b = append(w.b, '{')
-	w.masterData(st)
+	if w.master == nil {
+		w.masterData(st)
+	} else if json := w.master.find(st); json != nil {
+		w.b = append(w.b, json...)
+	} else {
+		from := len(w.b)
+		if w.masterData(st); w.err == nil {
+			w.master.add(st, w.b[from:])
+		}
+	}
 	w.transactions(st)
 	w.b = append(w.b, '}')
 }

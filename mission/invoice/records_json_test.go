@@ -102,6 +102,22 @@ func BenchmarkStateJSON(b *testing.B) {
 			buf, _ = st.AppendJSON(buf[:0])
 		}
 	})
+	r := st.Records.(*Records)
+	b.Run("Records", func(b *testing.B) {
+		b.ReportAllocs()
+		var buf []byte
+		for b.Loop() {
+			buf, _ = r.AppendJSON(buf[:0])
+		}
+	})
+	b.Run("RecordsMemo", func(b *testing.B) {
+		b.ReportAllocs()
+		var buf []byte
+		var memo any
+		for b.Loop() {
+			buf, _ = r.AppendJSONMemo(buf[:0], &memo)
+		}
+	})
 	b.Run("json.Marshal", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
