@@ -45,9 +45,12 @@ type agentTally struct {
 // Agent-items in which an injected fault (other than latency) fired are
 // left out too, so that what is counted is the agent's own doing.
 //
-// The trials are shared among workers goroutines (the sweep's workers are
-// idle by then), each with its own tallies, summed at the end: the counts
-// are the same whatever the workers.
+// What the sweep's clean units counted as they ended (see
+// [plan.noteClean]) is not executed again: only the integrated runs and
+// core runs no clean unit of this session counted are. The trials are
+// shared among workers goroutines (the sweep's workers are idle by then),
+// each with its own tallies, summed at the end with the sweep's: the
+// counts are the same whatever the workers and whoever counted them.
 func (pl *plan) observeMistakes(parent context.Context, workers int) ([]reports.MistakeCount, error) {
 	spec := pl.mission.Spec()
 	env, err := pl.cores.offlineEnv(pl.env)
@@ -58,12 +61,13 @@ func (pl *plan) observeMistakes(parent context.Context, workers int) ([]reports.
 		sc     *mission.Scenario
 		seed   uint64
 		golden []mission.Golden
+		note   *cleanNote // nil: every run to execute
 	}
 	var trials []trial
 	for si, sc := range pl.scenarios {
 		if golden := pl.golden[si]; len(golden) > 0 {
 			for t := 1; t <= pl.trials; t++ {
-				trials = append(trials, trial{sc, TrialSeed(pl.seed, sc.ID, t), golden})
+				trials = append(trials, trial{sc, TrialSeed(pl.seed, sc.ID, t), golden, pl.noted.of(pl.unitIndex(0, si, t))})
 			}
 		}
 	}
@@ -79,8 +83,8 @@ func (pl *plan) observeMistakes(parent context.Context, workers int) ([]reports.
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(trials) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
 				tr := trials[i]
-				err := pl.observeCores(ctx, tr.sc, tr.seed, env, tr.golden, tallies[w])
-				if err == nil {
+				err := pl.observeCores(ctx, tr.sc, tr.seed, env, tr.note.coresLeft(tr.golden), tallies[w])
+				if err == nil && !tr.note.routesCounted() {
 					err = pl.observeRoutes(ctx, tr.sc, tr.seed, env, tr.golden, tallies[w])
 				}
 				if err != nil {
@@ -98,6 +102,9 @@ func (pl *plan) observeMistakes(parent context.Context, workers int) ([]reports.
 		if err != nil && !errors.Is(err, context.Canceled) {
 			return nil, err
 		}
+	}
+	if n := pl.noted.tallies; n != nil {
+		tallies = append(tallies, n)
 	}
 	var out []reports.MistakeCount
 	for _, a := range spec.AgentNames() {
@@ -170,6 +177,104 @@ func (pl *plan) observeCores(ctx context.Context, sc *mission.Scenario, seed uin
 		t.tally(as, g, cr)
 	}
 	return nil
+}
+
+// cleanNotes are the mistakes counted on the clean units this process's
+// sweep executed, from the runs they shared (see [plan.noteClean]), and
+// what of each unit is counted: observeMistakes executes only the rest.
+type cleanNotes struct {
+	mu      sync.Mutex
+	tallies map[mission.Agent]*agentTally
+	units   map[int]*cleanNote // by unit index
+	key     []byte
+}
+
+// cleanNote is what one clean unit's runs counted.
+type cleanNote struct {
+	routes bool  // its integrated run's routes
+	left   []int // the goldens whose core runs are not counted
+}
+
+// of returns what clean unit i counted; nil when nothing. The sweep is
+// over.
+func (n *cleanNotes) of(i int) *cleanNote {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.units[i]
+}
+
+// counted returns how many clean units' integrated runs and golden core
+// runs are counted, and how many of those core runs are left to execute.
+func (n *cleanNotes) counted(pl *plan) (runs, cores, left int) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for i, c := range n.units {
+		if c.routes {
+			runs++
+		}
+		g := pl.golden[pl.unitAt(i).scenario]
+		cores, left = cores+len(g)-len(c.left), left+len(c.left)
+	}
+	return runs, cores, left
+}
+
+// routesCounted reports whether the unit's routes are counted.
+func (c *cleanNote) routesCounted() bool { return c != nil && c.routes }
+
+// coresLeft returns the goldens whose core runs are to execute.
+func (c *cleanNote) coresLeft(golden []mission.Golden) []mission.Golden {
+	if c == nil {
+		return golden
+	}
+	out := make([]mission.Golden, len(c.left))
+	for i, g := range c.left {
+		out[i] = golden[g]
+	}
+	return out
+}
+
+// noteClean counts clean unit u's mistakes from the runs its memo m
+// shared, so that observeMistakes need not execute them again: the routes
+// of its integrated run, and each golden core run in which no fault fired
+// (which kinds fired is not kept: one in which a fault fired is executed
+// again, where a latency is told from the rest). Nothing is counted with
+// model cores, which the end answers from the caches alone.
+func (pl *plan) noteClean(u unit, m *unitMemo) {
+	golden := pl.golden[u.scenario]
+	if u.build != 0 || m == nil || !m.share || len(golden) == 0 || (pl.cores != nil && len(pl.cores.agents) > 0) {
+		return
+	}
+	spec := pl.mission.Spec()
+	n := &pl.noted
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.units[u.index] != nil {
+		return
+	}
+	if n.units == nil {
+		n.units, n.tallies = map[int]*cleanNote{}, newTallies(spec)
+	}
+	note := &cleanNote{}
+	for i, g := range golden {
+		t := n.tallies[g.Agent]
+		if t == nil {
+			continue
+		}
+		n.key = appendCoreKey(n.key[:0], g.Agent, g.Input)
+		s := m.cores[string(n.key)]
+		if s == nil || s.fired.faults > 0 {
+			note.left = append(note.left, i)
+			continue
+		}
+		as, _ := spec.Agent(g.Agent)
+		t.n++
+		t.tally(as, g, s.run)
+	}
+	if r := m.run; r != nil && r.run != nil && r.run.Trace != nil {
+		countRoutes(r.run, golden, n.tallies)
+		note.routes = true
+	}
+	n.units[u.index] = note
 }
 
 // faulted reports whether an injected fault that can change an outcome
@@ -267,6 +372,14 @@ func (pl *plan) observeRoutes(ctx context.Context, sc *mission.Scenario, seed ui
 	case err != nil:
 		return fmt.Errorf("observe mistakes: %w", err)
 	}
+	countRoutes(run, golden, tallies)
+	run.Trace.Recycle()
+	return nil
+}
+
+// countRoutes tallies the next owners of every message sent in run
+// against those of the golden message of the same agent, item and edge.
+func countRoutes(run *mission.Run, golden []mission.Golden, tallies map[mission.Agent]*agentTally) {
 	want := map[string][]byte{}
 	for _, g := range golden {
 		for edge, raw := range g.Emitted {
@@ -283,12 +396,10 @@ func (pl *plan) observeRoutes(ctx context.Context, sc *mission.Scenario, seed ui
 		}
 		seen[k] = true
 		t.routes++
-		if !jsontext.Equal(nextOwner([]byte(e.Raw)), nextOwner(w)) {
+		if e.Raw != string(w) && !jsontext.Equal(nextOwner([]byte(e.Raw)), nextOwner(w)) { // the same bytes: the same owner
 			t.count[mistakeMisroute]++
 		}
 	}
-	run.Trace.Recycle()
-	return nil
 }
 
 // nextOwner reads a wire message's next_owner.

@@ -52,6 +52,9 @@ type plan struct {
 	// remembers their verdicts.
 	coord    *coordination.Deriver
 	verdicts *verdictMemo
+	// noted are the mistakes counted on the clean units the sweep
+	// executed (mistakes.go).
+	noted cleanNotes
 
 	buildIdx, scenarioIdx, designIdx map[string]int
 }

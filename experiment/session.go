@@ -50,6 +50,7 @@ type runSetup struct {
 	trialsOverride bool
 	clock          func() time.Time
 	log            zerolog.Logger
+	ph             *phases
 }
 
 // openSession finds or makes the run folder, locks it, removes what killed
@@ -83,6 +84,7 @@ func openSession(opt Options, rs runSetup) (_ *session, err error) {
 			return nil, err
 		}
 	}
+	rs.ph.done("plan")
 	lock, err := lockFolder(runDir)
 	if err != nil {
 		return nil, err
@@ -119,9 +121,11 @@ func openSession(opt Options, rs runSetup) (_ *session, err error) {
 	if err != nil {
 		return nil, err
 	}
+	rs.ph.done("store")
 	if err := ses.pl.prepare(); err != nil {
 		return nil, err
 	}
+	rs.ph.done("goldens")
 	if err := ses.stamp(opt, rs); err != nil {
 		return nil, err
 	}

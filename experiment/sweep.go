@@ -134,6 +134,7 @@ type Summary struct {
 // output.
 func Run(ctx context.Context, opt Options) (*Summary, error) {
 	log := opt.Logger
+	ph := newPhases(log)
 	clock := opt.Clock
 	if clock == nil {
 		clock = time.Now
@@ -171,9 +172,10 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
+	ph.done("protocol")
 
 	ses, err := openSession(opt, runSetup{p: p, st: st, lock: lockState{lock, legacyLock}, devs: devs, absPath: absPath,
-		trialsOverride: trialsOverride, clock: clock, log: log})
+		trialsOverride: trialsOverride, clock: clock, log: log, ph: ph})
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
@@ -187,6 +189,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 		return nil, fmt.Errorf("run: %w", err)
 	}
 	defer pl.cores.close()
+	ph.done("cores")
 	workers := man.Workers
 	sample := opt.TraceSample
 	if sample == 0 {
@@ -213,6 +216,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	}
 	restoreGC() // aggregation holds what grows with the run: collect as usual
 	restoreLimit()
+	ph.done("sweep")
 	if err != nil {
 		if ctx.Err() != nil {
 			err = &InterruptedError{RunDir: runDir, Err: ctx.Err()}
@@ -229,10 +233,11 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	keptTrace := func(build, id string) bool {
 		return build == reports.CleanBuild || sampled(pl.seed, id, sample)
 	}
-	sum, err := finish(pl, s, lv, runDir, man, keptTrace, failed)
+	sum, err := finish(pl, s, lv, runDir, man, keptTrace, failed, ph)
 	if err == nil {
 		err = s.close()
 		ses.s = nil
+		ph.done("store close")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("run: %w", err)
@@ -242,6 +247,7 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if err := writeManifest(runDir, man); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
 	}
+	ph.done("manifest")
 	log.Info().Str("run", runDir).Bool("valid", sum.Valid).Msg("results written")
 	if len(failed) > 0 {
 		return sum, &IncompleteError{RunDir: runDir, Units: len(failed), Items: failedItems(failed)}
@@ -364,10 +370,12 @@ func sweepUnits(ctx context.Context, pl *plan, s *store, done bitset, skipped, w
 	}
 
 	var wg sync.WaitGroup
+	var firstIdle atomic.Int64 // when the first worker found no unit left
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() { firstIdle.CompareAndSwap(0, time.Now().UnixNano()) }()
 			wk := &sweepWorker{ctx: ctx, pl: pl, done: done, sel: sel, memo: newUnitMemo(!opt.noShare),
 				sample: sample, flagged: !opt.SampleTracesOnly, lines: live != nil}
 			wk.memo.stored = w.stored
@@ -408,7 +416,10 @@ func sweepUnits(ctx context.Context, pl *plan, s *store, done bitset, skipped, w
 	}
 
 	wg.Wait()
+	idle := time.Now()
 	werr := w.close()
+	opt.Logger.Debug().Dur("fewer_workers", idle.Sub(time.Unix(0, firstIdle.Load()))).Dur("writer_flush", time.Since(idle)).
+		Msg("sweep end")
 	switch {
 	case firstErr != nil:
 		return firstErr
@@ -482,6 +493,9 @@ func (wk *sweepWorker) unit(u unit, rows []row) ([]row, error) {
 		out.row.seal(u, &wk.scratch)
 		rows = append(rows, out.row)
 	}
+	if err == nil && u.build == 0 {
+		pl.noteClean(u, memo)
+	}
 	if sel != nil && u.build == 0 {
 		ferr := sel.finish(u, rows[start:], memo.probe, memo)
 		memo.probe = nil
@@ -499,21 +513,14 @@ func (wk *sweepWorker) unit(u unit, rows []row) ([]row, error) {
 // the drill-down items whose trace was written. The items of failed
 // units are missing: the results list the units, and the run is not
 // marked complete.
-func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTrace func(build, id string) bool, failed []reports.InfraFailure) (*Summary, error) {
+func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTrace func(build, id string) bool, failed []reports.InfraFailure, ph *phases) (*Summary, error) {
 	want := pl.total() - failedItems(failed)
-	// The mistakes need the plan alone: measured while the results are
-	// aggregated, on the sweep's idle workers.
-	type observed struct {
-		counts []reports.MistakeCount
-		err    error
-	}
-	mistakes := make(chan observed, 1)
-	go func() {
-		counts, err := pl.observeMistakes(context.Background(), man.Workers)
-		mistakes <- observed{counts, err}
-	}()
-	waitMistakes := sync.OnceValue(func() observed { return <-mistakes })
+	// The mistakes and the selection's counts need nothing of the
+	// results: under way while they are aggregated.
+	waitMistakes := pl.startMistakes(man.Workers)
 	defer waitMistakes() // an early return leaves nothing running
+	waitSelection := startSelectionUse(s, man.Selection)
+	defer waitSelection()
 	var a *aggregation
 	if live != nil {
 		a = &live.aggregation
@@ -531,17 +538,20 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 	r.SetModelUse(man.ModelUse)
 	r.SetMutationSources(pl.mutationSources())
 	if man.Selection != nil {
-		if err := s.selectionUse(man.Selection); err != nil {
+		if err := waitSelection(); err != nil {
 			return nil, err
 		}
 		r.SetSelection(man.Selection)
 	}
 	annotate(r, pl, man)
 	r.Infrastructure = failed
+	ph.done("aggregation")
 	m := waitMistakes()
 	if m.err != nil {
 		return nil, m.err
 	}
+	ph.done("waiting for the mistakes")
+	m.log(ph)
 	r.SetMistakes(m.counts, pl.configuredSlips())
 	examples := map[string]bool{}
 	for _, ex := range r.Examples {
@@ -570,26 +580,36 @@ func finish(pl *plan, s *store, live *live, runDir string, man *Manifest, keptTr
 		slices.Sort(r.TraceItems)
 		r.TracePattern = TraceBuildPattern
 	}
+	ph.done("kept traces")
 	if err := setReportFindings(s, pl, r); err != nil {
 		return nil, err
 	}
+	ph.done("report findings")
 	// The reports and the store's last writes do not touch each other:
 	// both at once. The store is marked complete once both are done.
 	stored := make(chan error, 1)
+	var indexed, storeStart, storeEnd time.Time
 	go func() {
+		storeStart = time.Now()
 		err := s.index()
+		indexed = time.Now()
 		if err == nil {
 			err = s.setStatus(r.Mutants)
 		}
 		if err == nil {
 			err = s.checkpoint()
 		}
+		storeEnd = time.Now()
 		stored <- err
 	}()
 	werr := pl.stack.Write(runDir, r)
+	ph.done("reports")
 	if err := <-stored; err != nil {
 		return nil, err
 	}
+	ph.done("waiting for the store")
+	ph.span("store indexes", storeStart, indexed)
+	ph.span("store indexes, status and checkpoint", storeStart, storeEnd)
 	if werr != nil {
 		return nil, fmt.Errorf("write results: %w", werr)
 	}

@@ -1,9 +1,10 @@
 package reports
 
 import (
-	"encoding/json"
 	"math"
 	"strconv"
+
+	"github.com/baton-lab/baton/internal/jsontext"
 )
 
 // F4 is a float that results.json keeps at full precision (the shortest
@@ -42,7 +43,7 @@ func (f F4) MarshalJSON() ([]byte, error) {
 	if v == 0 {
 		v = 0 // no negative zero
 	}
-	return json.Marshal(v)
+	return jsontext.AppendFloat(make([]byte, 0, 24), v), nil
 }
 
 // f4 turns a computed value into an F4, unrounded.

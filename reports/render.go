@@ -166,6 +166,10 @@ func streamJSON(w io.Writer, v reflect.Value) error {
 type errWriter struct {
 	w   io.Writer
 	err error
+	// enc writes into buf the values json indents into out, both reused.
+	enc *json.Encoder
+	buf bytes.Buffer
+	out []byte
 }
 
 func (e *errWriter) str(s string) {
@@ -174,17 +178,76 @@ func (e *errWriter) str(s string) {
 	}
 }
 
-// json writes v indented as if nested at prefix.
+// json writes v indented as if nested at prefix, as json.MarshalIndent
+// does.
 func (e *errWriter) json(v any, prefix string) {
 	if e.err != nil {
 		return
 	}
-	b, err := json.MarshalIndent(v, prefix, "  ")
-	if err != nil {
-		e.err = err
+	if e.enc == nil {
+		e.enc = json.NewEncoder(&e.buf)
+	}
+	e.buf.Reset()
+	if e.err = e.enc.Encode(v); e.err != nil {
 		return
 	}
-	_, e.err = e.w.Write(b)
+	compact := bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")) // Encode ends the value with one
+	e.out = appendIndent(e.out[:0], compact, prefix, "  ")
+	_, e.err = e.w.Write(e.out)
+}
+
+// appendIndent appends compact JSON (as json.Marshal writes it: no space
+// outside strings) indented as json.Indent would: each element and member
+// on its own line, after prefix and one indent per level, ": " after a
+// key, empty arrays and objects as [] and {}.
+func appendIndent(dst, src []byte, prefix, indent string) []byte {
+	depth := 0
+	open := false // after '[' or '{': the line break waits for what follows
+	newline := func(depth int) {
+		dst = append(dst, '\n')
+		dst = append(dst, prefix...)
+		for range depth {
+			dst = append(dst, indent...)
+		}
+	}
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if open && c != ']' && c != '}' {
+			open = false
+			depth++
+			newline(depth)
+		}
+		switch c {
+		case '"':
+			j := i + 1
+			for ; j < len(src) && src[j] != '"'; j++ {
+				if src[j] == '\\' {
+					j++
+				}
+			}
+			dst = append(dst, src[i:min(j+1, len(src))]...)
+			i = j
+		case '[', '{':
+			open = true
+			dst = append(dst, c)
+		case ',':
+			dst = append(dst, c)
+			newline(depth)
+		case ':':
+			dst = append(dst, ':', ' ')
+		case ']', '}':
+			if open {
+				open = false
+			} else {
+				depth--
+				newline(depth)
+			}
+			dst = append(dst, c)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }
 
 // normalised returns a copy of r whose nil slices are empty, so that JSON
