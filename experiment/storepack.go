@@ -19,9 +19,9 @@ type packedColumn struct {
 	name string
 	// bits is how many bits the column's values (0 to 2^bits-1) take in
 	// their parameter; 0 binds the column alone, whatever its value.
-	bits int
-	null bool // -1 stands for NULL (stored packed as 0, values as v+1)
-	text bool // a text column, bound alone
+	bits  int
+	null  bool // -1 stands for NULL (stored packed as 0, values as v+1)
+	other bool // a text or blob (or NULL), bound alone as given
 }
 
 // packing is the layout of a table's packed rows: which parameter of a row,
@@ -42,14 +42,14 @@ func newPacking(table string, cols []packedColumn) *packing {
 	p := &packing{table: table, cols: cols}
 	used := wordBits // bits used of the current parameter
 	for _, c := range cols {
-		if c.bits == 0 || c.text || used+c.bits > wordBits {
+		if c.bits == 0 || c.other || used+c.bits > wordBits {
 			p.params++
 			used = 0
 		}
 		p.param = append(p.param, p.params-1)
 		p.shift = append(p.shift, used)
 		used += c.bits
-		if c.bits == 0 || c.text {
+		if c.bits == 0 || c.other {
 			used = wordBits
 		}
 	}
@@ -88,7 +88,7 @@ func (p *packing) packedSQL(n int) string {
 			b.WriteString(", ")
 		}
 		v := "column" + strconv.Itoa(p.param[i]+1)
-		if c.bits > 0 && !c.text {
+		if c.bits > 0 && !c.other {
 			if p.shift[i] > 0 {
 				v = "(" + v + " >> " + strconv.Itoa(p.shift[i]) + ")"
 			}
@@ -107,16 +107,16 @@ func (p *packing) packedSQL(n int) string {
 }
 
 // appendPacked appends a row's parameters, packed, to args: ints holds the
-// row's integer columns in order (a text column's entry unused), texts its
-// text columns in order. It reports false, appending nothing, when a value
+// row's integer columns in order (an other column's entry unused), others
+// its other columns' values in order. It reports false, appending nothing, when a value
 // does not fit its bits.
-func (p *packing) appendPacked(args []any, ints []int64, texts []string) ([]any, bool) {
+func (p *packing) appendPacked(args []any, ints []int64, others []any) ([]any, bool) {
 	var words [maxPackedParams]int64
 	w := words[:p.params]
 	t := 0
 	for i, c := range p.cols {
 		switch {
-		case c.text:
+		case c.other:
 			t++
 		case c.bits == 0:
 			w[p.param[i]] = ints[i]
@@ -134,8 +134,8 @@ func (p *packing) appendPacked(args []any, ints []int64, texts []string) ([]any,
 	t = 0
 	for i, c := range p.cols {
 		switch {
-		case c.text:
-			args = append(args, texts[t])
+		case c.other:
+			args = append(args, others[t])
 			t++
 		case c.bits == 0 && c.null && ints[i] == -1:
 			args = append(args, nil)
@@ -151,12 +151,12 @@ func (p *packing) appendPacked(args []any, ints []int64, texts []string) ([]any,
 }
 
 // appendPlain appends a row's values, one to a parameter.
-func (p *packing) appendPlain(args []any, ints []int64, texts []string) []any {
+func (p *packing) appendPlain(args []any, ints []int64, others []any) []any {
 	t := 0
 	for i, c := range p.cols {
 		switch {
-		case c.text:
-			args = append(args, texts[t])
+		case c.other:
+			args = append(args, others[t])
 			t++
 		case c.null && ints[i] == -1:
 			args = append(args, nil)
@@ -185,14 +185,15 @@ func (b *bulkInsert) sql() []string {
 
 // rowBuffers are the writer's buffers for binding rows.
 type rowBuffers struct {
-	args  []any
-	ints  []int64
-	texts []string
+	args   []any
+	ints   []int64
+	others []any
 }
 
 // insert inserts n rows, chunk to a statement and the rest one at a
-// time; vals(k, ints, texts) appends row k's integers and texts.
-func (b *bulkInsert) insert(tx *sql.Tx, buf *rowBuffers, n int, vals func(k int, ints []int64, texts []string) ([]int64, []string)) error {
+// time; vals(k, ints, others) appends row k's integers and other values.
+func (b *bulkInsert) insert(tx *sql.Tx, buf *rowBuffers, n int, vals func(k int, ints []int64, others []any) ([]int64, []any)) error {
+	var inTx [4]*sql.Stmt // the statements within tx, made as needed: packed, plain; one row, chunk
 	for i := 0; i < n; {
 		m, size := chunk, 1
 		if n-i < chunk {
@@ -200,19 +201,22 @@ func (b *bulkInsert) insert(tx *sql.Tx, buf *rowBuffers, n int, vals func(k int,
 		}
 		a, packed := buf.args[:0], true
 		for k := i; k < i+m && packed; k++ {
-			buf.ints, buf.texts = vals(k, buf.ints[:0], buf.texts[:0])
-			a, packed = b.p.appendPacked(a, buf.ints, buf.texts)
+			buf.ints, buf.others = vals(k, buf.ints[:0], buf.others[:0])
+			a, packed = b.p.appendPacked(a, buf.ints, buf.others)
 		}
-		s := b.packed[size]
+		s, at := b.packed[size], size
 		if !packed {
-			a, s = buf.args[:0], b.plain[size]
+			a, s, at = buf.args[:0], b.plain[size], 2+size
 			for k := i; k < i+m; k++ {
-				buf.ints, buf.texts = vals(k, buf.ints[:0], buf.texts[:0])
-				a = b.p.appendPlain(a, buf.ints, buf.texts)
+				buf.ints, buf.others = vals(k, buf.ints[:0], buf.others[:0])
+				a = b.p.appendPlain(a, buf.ints, buf.others)
 			}
 		}
 		buf.args = a
-		if _, err := tx.Stmt(s).Exec(a...); err != nil {
+		if inTx[at] == nil {
+			inTx[at] = tx.Stmt(s)
+		}
+		if _, err := inTx[at].Exec(a...); err != nil {
 			return err
 		}
 		i += m

@@ -78,17 +78,17 @@ func packingValue(rng *rand.Rand, c packedColumn) int64 {
 // through the plain insert: both tables hold the same values, of the same
 // types.
 func TestPackedInsert(t *testing.T) {
-	for _, p := range []*packing{unitPacking, outcomePacking, takenPacking, findingPacking} {
+	for _, p := range writerPackings {
 		t.Run(p.table, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, uint64(len(p.table))))
 			const n = 5*chunk + 7
 			ints := make([][]int64, n)
-			texts := make([][]string, n)
+			others := make([][]any, n)
 			for k := range n {
 				for _, c := range p.cols {
-					if c.text {
+					if c.other {
 						ints[k] = append(ints[k], 0)
-						texts[k] = append(texts[k], fmt.Sprintf("%064x", rng.Uint64()))
+						others[k] = append(others[k], otherValue(rng))
 						continue
 					}
 					v := packingValue(rng, c)
@@ -98,8 +98,8 @@ func TestPackedInsert(t *testing.T) {
 					ints[k] = append(ints[k], v)
 				}
 			}
-			vals := func(k int, v []int64, s []string) ([]int64, []string) {
-				return append(v, ints[k]...), append(s, texts[k]...)
+			vals := func(k int, v []int64, s []any) ([]int64, []any) {
+				return append(v, ints[k]...), append(s, others[k]...)
 			}
 
 			packed := packingTable(t, p)
@@ -126,7 +126,7 @@ func TestPackedInsert(t *testing.T) {
 
 			plain := packingTable(t, p)
 			for k := range n {
-				if _, err := plain.Exec(p.plainSQL(1), p.appendPlain(nil, ints[k], texts[k])...); err != nil {
+				if _, err := plain.Exec(p.plainSQL(1), p.appendPlain(nil, ints[k], others[k])...); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -147,27 +147,27 @@ func TestPackedInsert(t *testing.T) {
 // column's largest value it still packs, one past it or below 0 (-1 for
 // NULL apart) it does not.
 func TestPackedFits(t *testing.T) {
-	for _, p := range []*packing{unitPacking, outcomePacking, takenPacking, findingPacking} {
+	for _, p := range writerPackings {
 		ints := make([]int64, len(p.cols))
-		texts := make([]string, 0, 1)
+		var others []any
 		for i, c := range p.cols {
-			if c.text {
-				texts = append(texts, "x")
+			if c.other {
+				others = append(others, "x")
 			} else if c.bits > 0 {
 				ints[i] = 1<<c.bits - 1 - b2n(c.null)
 			}
 		}
-		if args, ok := p.appendPacked(nil, ints, texts); !ok || len(args) != p.params {
+		if args, ok := p.appendPacked(nil, ints, others); !ok || len(args) != p.params {
 			t.Errorf("%s: largest values: packed %v (%d parameters), want true (%d)", p.table, ok, len(args), p.params)
 		}
 		for i, c := range p.cols {
-			if c.bits == 0 || c.text {
+			if c.bits == 0 || c.other {
 				continue
 			}
 			for _, v := range []int64{1<<c.bits - b2n(c.null), -1 - b2n(c.null)} {
 				bad := slices.Clone(ints)
 				bad[i] = v
-				if _, ok := p.appendPacked(nil, bad, texts); ok {
+				if _, ok := p.appendPacked(nil, bad, others); ok {
 					t.Errorf("%s.%s = %d packed in %d bits", p.table, c.name, v, c.bits)
 				}
 			}
@@ -176,4 +176,15 @@ func TestPackedFits(t *testing.T) {
 	if outcomePacking.params >= len(outcomePacking.cols)/2 {
 		t.Errorf("outcomes: %d parameters for %d columns", outcomePacking.params, len(outcomePacking.cols))
 	}
+}
+
+// otherValue draws an other column's value: a text, a blob or NULL.
+func otherValue(rng *rand.Rand) any {
+	switch rng.IntN(3) {
+	case 0:
+		return fmt.Sprintf("%064x", rng.Uint64())
+	case 1:
+		return []byte(fmt.Sprint(rng.Uint64()))
+	}
+	return nil
 }

@@ -330,7 +330,7 @@ const chunk = 32
 // 2^31, a count past 255), whose chunk is bound plain.
 var (
 	unitPacking = newPacking("units", []packedColumn{
-		{name: "ord", bits: 31}, {name: "checksum", bits: 32}, {name: "run_sha256", text: true}, {name: "end_state"}})
+		{name: "ord", bits: 31}, {name: "checksum", bits: 32}, {name: "run_sha256", other: true}, {name: "end_state"}})
 	outcomePacking = newPacking("outcomes", slices.Concat([]packedColumn{
 		{name: "ord", bits: 31}, {name: "checksum", bits: 32},
 		{name: "wall_ns", bits: 40}, {name: "blame", bits: 23},
@@ -341,6 +341,7 @@ var (
 	}))
 	takenPacking   = newPacking("taken", []packedColumn{{name: "ord", bits: 31}, {name: "checksum", bits: 32}, {name: "trace", null: true}})
 	findingPacking = newPacking("item_findings", []packedColumn{{name: "item", bits: 31}, {name: "seq", bits: 8}, {name: "finding", bits: 24}})
+	writerPackings = []*packing{unitPacking, outcomePacking, takenPacking, findingPacking}
 )
 
 // insertSQL returns a multi-row INSERT of n rows.
@@ -615,7 +616,7 @@ func (w *writer) insert(tx *sql.Tx, st *stmts, rows []row) error {
 			executed = append(executed, i)
 		}
 	}
-	err := st.units.insert(tx, buf, len(units), func(k int, v []int64, t []string) ([]int64, []string) {
+	err := st.units.insert(tx, buf, len(units), func(k int, v []int64, t []any) ([]int64, []any) {
 		i := units[k]
 		r := &rows[i]
 		return append(v, int64(r.ord/w.s.slots), r.unitChecksum, 0, rf.end[i]), append(t, r.item.TraceHash)
@@ -626,14 +627,14 @@ func (w *writer) insert(tx *sql.Tx, st *stmts, rows []row) error {
 	if err := insertCoverage(tx.Stmt(st.coverage), rows, w.s.slots); err != nil {
 		return fmt.Errorf("run store writer: coverage from %s: %w", rows[0].id, err)
 	}
-	err = st.outcomes.insert(tx, buf, len(executed), func(k int, v []int64, t []string) ([]int64, []string) {
+	err = st.outcomes.insert(tx, buf, len(executed), func(k int, v []int64, t []any) ([]int64, []any) {
 		i := executed[k]
 		return appendOutcomeInts(v, &rows[i], rf.blame[i], rf.trace[i]), t
 	})
 	if err != nil {
 		return fmt.Errorf("run store writer: items from %s: %w", rows[0].id, err)
 	}
-	err = st.taken.insert(tx, buf, len(taken), func(k int, v []int64, t []string) ([]int64, []string) {
+	err = st.taken.insert(tx, buf, len(taken), func(k int, v []int64, t []any) ([]int64, []any) {
 		i := taken[k]
 		return append(v, int64(rows[i].ord), rows[i].checksum, rf.trace[i]), t
 	})
@@ -647,7 +648,7 @@ func (w *writer) insert(tx *sql.Tx, st *stmts, rows []row) error {
 			frefs = append(frefs, fref{i, j})
 		}
 	}
-	err = st.findings.insert(tx, buf, len(frefs), func(k int, v []int64, t []string) ([]int64, []string) {
+	err = st.findings.insert(tx, buf, len(frefs), func(k int, v []int64, t []any) ([]int64, []any) {
 		return append(v, int64(rows[frefs[k].row].ord), int64(frefs[k].seq), rf.findings[k]), t
 	})
 	if err != nil {
