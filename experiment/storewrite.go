@@ -791,14 +791,6 @@ func appendOutcomeInts(v []int64, r *row, blame, trace int64) []int64 {
 	return append(v, int64(it.Reached), int64(it.MatchN), int64(it.MatchExact), int64(it.MatchNameOnly), int64(it.MatchOrderIgnored))
 }
 
-// nullID is a dictionary id as bound: NULL for none (-1).
-func nullID(id int64) any {
-	if id < 0 {
-		return nil
-	}
-	return id
-}
-
 // flagBits packs an item's booleans as outcomes.flags holds them: flagged
 // 1, slipped 2, faulted 4, success 8, and from bit 4 an observation run's
 // coordination verdicts (see coordinationShift).
