@@ -253,50 +253,6 @@ func queryRowsDB(tb testing.TB, s *store, q string) string {
 	return rows[0]
 }
 
-// TestWriterHeldAmongReady: a taken row held back (its twin not stored
-// yet) between rows stored now leaves them stored in order, each whole,
-// and is stored with the batch that brings its twin.
-func TestWriterHeldAmongReady(t *testing.T) {
-	pl := benchPlan(1) // 20 units a build, 4 items a unit
-	pl.builds = append(pl.builds, BuildSpec{Info: reports.BuildInfo{ID: "m", Class: "c", Location: "intake"}})
-	s, err := createStore(filepath.Join(t.TempDir(), StoreFile), pl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.close()
-	var scratch []byte
-	item := func(ord int, taken bool) row {
-		u := pl.unitAt(ord / 4)
-		b, sc := pl.builds[u.build].Info, pl.scenarios[u.scenario]
-		design := []string{"", "A", "B", "C"}[ord%4]
-		r := row{ord: ord, id: ItemID(b.ID, design, sc.ID, u.trial), fromTwin: taken, twin: ord/4%20*4 + ord%4,
-			item: reports.Item{Build: b.ID, Design: design, Scenario: sc.ID, Trial: u.trial, Flagged: ord%2 == 0}}
-		if design == "" {
-			r.item.Coordination, _ = coordinationVerdicts(0)
-			r.item.TraceHash, r.item.EndHash = "run", "end"
-		} else {
-			r.traceSHA, r.traceLen = fmt.Sprintf("trace-%d", ord), 10
-		}
-		r.seal(u, &scratch)
-		return r
-	}
-	w := s.startWriter(5, nil, nil)
-	// In key order 0, 1, 3, 81, 82 (held: item 2 comes later), 83.
-	w.send([]row{item(83, true), item(0, false), item(81, true), item(82, true), item(3, false), item(1, false)})
-	w.send([]row{item(2, false)})
-	if err := w.close(); err != nil {
-		t.Fatal(err)
-	}
-	got := queryRows(t, filepath.Dir(s.path), "SELECT k.ord, k.twin, t.sha256 FROM taken k JOIN traces t ON t.id = k.trace ORDER BY k.ord")
-	if d := cmp.Diff([]string{`81, 1, "trace-81"`, `82, 2, "trace-82"`, `83, 3, "trace-83"`}, got); d != "" {
-		t.Errorf("taken rows (-want +got):\n%s", d)
-	}
-	n := 0
-	if err := s.stream(func(reports.Item) error { n++; return nil }); err != nil || n != 7 {
-		t.Errorf("read back %d items (%v), want 7", n, err)
-	}
-}
-
 // TestWriterTraceIDs: the writer numbers the kept traces in the order the
 // rows, in key order, first name them, whether it finds a hash in its
 // cache, in runs.db (dropped from the cache, or stored by an earlier
