@@ -408,3 +408,57 @@ func TestFaultDrawsFollowAgent(t *testing.T) {
 		t.Errorf("%d of 64 calls timed out: the test shows nothing", fired)
 	}
 }
+
+// TestSeedsMetAgain: a sandbox that runs trial seeds in turn, meeting
+// each again with the fault draws' prefixes it kept for it, answers each
+// run exactly as a new sandbox of that seed does.
+func TestSeedsMetAgain(t *testing.T) {
+	reg := toyRegistry(t)
+	cfg := Config{Faults: FaultRates{"*": {TimeoutBeforeCommit: 0.2, TimeoutAfterCommit: 0.2, Unavailable: 0.1, Latency: 0.2}}}
+	play := func(s *Sandbox) string {
+		var out []byte
+		for i := range 40 {
+			agent := []string{"scribe", "reader"}[i%2]
+			res, err := s.Call(agent, "find_note", "E"+strconv.Itoa(i%4), Args{"id": "N-0001"}, "", i%3)
+			out = fmt.Appendf(out, "%d %v %v\n", i, res, err)
+		}
+		fired, err := json.Marshal(s.Fired())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%s%s\n%d", out, fired, s.Clock().Elapsed())
+	}
+	used := newSandbox(reg)
+	runs := map[uint64]string{}
+	for _, seed := range []uint64{1, 2, 1, 3, 2, 2, 1} {
+		used.reset(nil, cfg, NewDice(seed), nil)
+		got := play(used)
+		used.empty()
+		fresh := newSandbox(reg)
+		fresh.reset(nil, cfg, NewDice(seed), nil)
+		if want := play(fresh); got != want {
+			t.Fatalf("seed %d met again differs from a new sandbox:\n%s\nwant\n%s", seed, got, want)
+		}
+		runs[seed] = got
+	}
+	if runs[1] == runs[2] || runs[2] == runs[3] {
+		t.Error("two seeds gave the same run: the test shows nothing")
+	}
+}
+
+// BenchmarkCallSeeds is a run's worth of faulty calls on a sandbox reset
+// for each of a sweep's trial seeds in turn.
+func BenchmarkCallSeeds(b *testing.B) {
+	reg := toyRegistry(b)
+	cfg := Config{Faults: FaultRates{"*": {TimeoutBeforeCommit: 0.02, TimeoutAfterCommit: 0.02, Refusal: 0.02, Unavailable: 0.02, RateLimit: 0.02, Latency: 0.02}}}
+	s := newSandbox(reg)
+	args := Args{"id": "N-0001"}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		s.reset(nil, cfg, NewDice(uint64(i%64)), nil)
+		for c := range 8 {
+			s.Call("reader", "find_note", "E"+strconv.Itoa(c), args, "", 0)
+		}
+		s.empty()
+	}
+}

@@ -35,6 +35,10 @@ type Sandbox struct {
 	tx      Tx
 	seenFn  func(kind int, id string) // s.seen, bound once
 	free    bool                      // recycled: in the pool, not to be recycled again
+	// bySeed keeps the prefixes of the seeds of earlier runs: a sweep
+	// runs every build on the same trial seeds, so a sandbox meets a seed
+	// again and again (see [Sandbox.prefixesOf]).
+	bySeed map[uint64][]drawPrefixes
 }
 
 // New returns a sandbox over reg holding a deep copy of initial, injecting
@@ -67,9 +71,9 @@ func (s *Sandbox) reset(initial *State, cfg Config, dice Dice, clock *Clock) {
 	}
 	s.dice, s.clock, s.latency, s.free = dice, clock, cfg.Latency, false
 	s.reg.compileRates(s.rates, cfg.Faults)
-	if seed := dice.Seed(); seed != s.preSeed {
-		clear(s.pre) // the prefixes start from the seed: a run of the same trial keeps them
-		s.preSeed = seed
+	if seed := dice.Seed(); seed != s.preSeed || s.pre == nil {
+		// The prefixes start from the seed: a run of the same trial keeps them.
+		s.pre, s.preSeed = s.prefixesOf(seed), seed
 	}
 	if s.latency <= 0 {
 		s.latency = DefaultLatency
