@@ -51,9 +51,17 @@ func (r *runner) emit(k int, item string, result Result, seq int) (outgoing, err
 	env := new(envelope)
 	payload := &env.payload
 	payload.fields, payload.own = make([]jsontext.Member, 0, len(names)), true
+	// A seam that may change the message gets its own copy of the values
+	// (each object a message); otherwise the encoder writes the result's
+	// values as they are, which encodes the same bytes (a map's keys
+	// sorted as a message's fields are).
+	copied := !r.cleanEmit(e)
 	for _, name := range names {
 		if v, ok := src[name]; ok {
-			payload.fields = append(payload.fields, jsontext.Member{Key: name, Value: messageValue(v)})
+			if copied {
+				v = messageValue(v)
+			}
+			payload.fields = append(payload.fields, jsontext.Member{Key: name, Value: v})
 		}
 	}
 	owner := string(e.To)

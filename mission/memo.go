@@ -135,28 +135,25 @@ func (t *tables) readMessage(agent Agent, day string, raw []byte, enc *jsontext.
 	return rd
 }
 
-// parsePlaces is where a build's Parse seam may act: nowhere for the
-// clean mission's seams, at the edges a [Placed] seam lists for
-// HookParse, anywhere for other seams (a probe's among them: it observes
-// every call).
-type parsePlaces struct {
+// seamPlaces is where a build's seam of one hook may act: nowhere for
+// the clean mission's seams, at the edges a [Placed] seam lists for the
+// hook, anywhere for other seams (a probe's among them: it observes every
+// call).
+type seamPlaces struct {
 	known, anywhere bool
 	edges           []Edge
 }
 
-// cleanParse reports whether the build's parser on e is the clean one: its
-// Parse seam leaves every message on e as it is and reaches nothing there.
-// A clean parser's reading is a pure function of the consumer, the day
-// and the bytes, which the engine remembers (readingMemo).
-func (r *runner) cleanParse(e Edge) bool {
-	p := &r.parsers
+// leaves reports whether seams' hook h leaves everything on e as it is,
+// learning where it may act at the first question.
+func (p *seamPlaces) leaves(seams Seams, h Hook, e Edge) bool {
 	if !p.known {
 		p.known = true
-		switch s := r.seams.(type) {
+		switch s := seams.(type) {
 		case NoSeams:
 		case Placed:
 			for _, at := range s.Places() {
-				if at.Hook == HookParse {
+				if at.Hook == h {
 					p.edges = append(p.edges, at.Edge)
 				}
 			}
@@ -166,6 +163,17 @@ func (r *runner) cleanParse(e Edge) bool {
 	}
 	return !p.anywhere && !slices.Contains(p.edges, e)
 }
+
+// cleanParse reports whether the build's parser on e is the clean one: its
+// Parse seam leaves every message on e as it is and reaches nothing there.
+// A clean parser's reading is a pure function of the consumer, the day
+// and the bytes, which the engine remembers (readingMemo).
+func (r *runner) cleanParse(e Edge) bool { return r.parsers.leaves(r.seams, HookParse, e) }
+
+// cleanEmit reports whether the build's Emit seam leaves every message on
+// e as it is: then nothing but the encoder reads a message's payload, and
+// the emitter need not copy the result's values into it.
+func (r *runner) cleanEmit(e Edge) bool { return r.emitters.leaves(r.seams, HookEmit, e) }
 
 // reading returns the clean parser's reading of raw received by agent.
 func (r *runner) reading(agent Agent, raw []byte) *reading {
