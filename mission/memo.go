@@ -203,6 +203,12 @@ func (r *runner) receive(agent Agent, raw []byte) (*Handoff, bool) {
 	return h, true
 }
 
+// handoffCopy is a hand-off with room for its next owners.
+type handoffCopy struct {
+	h      Handoff
+	owners [1]string
+}
+
 // receiveBuild reads one mocked incoming message with a mutated build's
 // parser, its Parse seam included, where it may act.
 func (r *runner) receiveBuild(agent Agent, raw []byte) (*Handoff, bool) {
@@ -217,10 +223,14 @@ func (r *runner) receiveBuild(agent Agent, raw []byte) (*Handoff, bool) {
 	return h, true
 }
 
-// clone returns a deep copy of h.
+// clone returns a deep copy of h: a message names one next owner, which
+// the copy holds in the allocation of the hand-off itself.
 func (h *Handoff) clone() *Handoff {
-	c := *h
-	c.NextOwner = slices.Clone(h.NextOwner)
-	c.Payload = jsontext.CloneObject(h.Payload)
-	return &c
+	c := new(handoffCopy)
+	c.h = *h
+	if h.NextOwner != nil {
+		c.h.NextOwner = append(c.owners[:0:len(c.owners)], h.NextOwner...)
+	}
+	c.h.Payload = jsontext.CloneObject(h.Payload)
+	return &c.h
 }

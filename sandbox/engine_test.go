@@ -462,3 +462,30 @@ func BenchmarkCallSeeds(b *testing.B) {
 		s.empty()
 	}
 }
+
+// TestIDsPastKept: ids come in order, four digits at least, the same
+// whether the registry kept them or the sandbox writes them, and after
+// the highest authored id.
+func TestIDsPastKept(t *testing.T) {
+	reg := toyRegistry(t)
+	for _, tc := range []struct {
+		initial *State
+		first   int
+	}{
+		{nil, 1},
+		{&State{Records: &notes{Notes: []note{{ID: "N-0060", Text: "authored"}}}}, 61},
+		{&State{Records: &notes{Notes: []note{{ID: "N-12000", Text: "authored"}}}}, 12001},
+	} {
+		s := New(reg, tc.initial, Config{}, NewDice(1), nil)
+		for n := tc.first; n < tc.first+keptIDs+8; n++ {
+			res, err := s.Call("scribe", "write_note", "E1", Args{"text": "x"}, "", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf("N-%04d", n); res["note_id"] != want {
+				t.Fatalf("id %d: got %v, want %s", n, res["note_id"], want)
+			}
+		}
+		s.Recycle()
+	}
+}

@@ -103,8 +103,9 @@ type Registry struct {
 	byName     map[string]int
 	kindOf     []int // per tool, the index of its record kind (-1 for reads)
 	faultKeys  [][numDrawn]string
-	refusalKey []string // which refusal code
-	retryKey   []string // how long a rate limit asks to wait
+	refusalKey []string   // which refusal code
+	retryKey   []string   // how long a rate limit asks to wait
+	ids        [][]string // per record kind, its first ids (see [Sandbox.newID])
 	pool       sync.Pool
 }
 
@@ -123,6 +124,7 @@ func NewRegistry(s Setup) (*Registry, error) {
 			errs = append(errs, fmt.Errorf("registry: record kind %d %q: want a unique name and a prefix", i, k.Name))
 		}
 		kindIdx[k.Name] = i
+		r.ids = append(r.ids, firstIDs(k.Prefix))
 	}
 	for i := range r.tools {
 		t := &r.tools[i]
