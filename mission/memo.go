@@ -68,9 +68,10 @@ func (t *tables) decodeWire(raw []byte) *decodedMsg {
 // clean parser: a pure function of the agent, the business day and the
 // wire bytes, and a sweep hands the same golden messages to the same cores
 // on every trial of every build. The mission remembers each reading, keyed
-// by the full input, in a bounded memo; every run gets its own deep copy of
-// the parsed message, and shares only immutable bytes (the wire string and
-// the parsed view's JSON in its trace, which nobody writes to). A mutated
+// by the full input, in a bounded memo; the mission's own cores read the
+// parsed message itself (they never change it), any other core a deep copy
+// of its own, and the trace shares immutable bytes (the wire string and
+// the parsed view's JSON, which nobody writes to). A mutated
 // build's parser is the build's own: its Parse seam runs on every reading
 // (it may report reaching its target to the build's oracle), so those
 // readings are made afresh, from the decoded-bytes memo.
@@ -198,7 +199,7 @@ func (r *runner) receive(agent Agent, raw []byte) (*Handoff, bool) {
 		r.event(Event{Kind: EventDropped, Agent: agent, Edge: r.t.name(rd.edge), Raw: rd.raw, Reason: "unreadable"})
 		return nil, false
 	}
-	h := rd.h.clone()
+	h := r.handoff(agent, rd.h)
 	r.event(Event{Kind: EventReceived, Agent: agent, Item: h.Item, Edge: r.t.name(rd.edge), Raw: rd.raw, Parsed: rd.parsed})
 	return h, true
 }
@@ -221,6 +222,17 @@ func (r *runner) receiveBuild(agent Agent, raw []byte) (*Handoff, bool) {
 	}
 	r.event(Event{Kind: EventReceived, Agent: agent, Item: h.Item, Edge: r.t.name(e), Raw: string(raw), Parsed: r.marshal(h)})
 	return h, true
+}
+
+// handoff returns the clean parser's reading h as agent's core reads it:
+// the reading itself for the mission's own core, which never changes the
+// hand-offs of its turn ([Definition].Cores), a deep copy for a core of
+// the run's Env.
+func (r *runner) handoff(agent Agent, h *Handoff) *Handoff {
+	if c, ok := r.cores[agent]; ok && c != nil {
+		return h.clone()
+	}
+	return h
 }
 
 // clone returns a deep copy of h: a message names one next owner, which
