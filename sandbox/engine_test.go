@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -410,8 +411,8 @@ func TestFaultDrawsFollowAgent(t *testing.T) {
 }
 
 // TestSeedsMetAgain: a sandbox that runs trial seeds in turn, meeting
-// each again with the fault draws' prefixes it kept for it, answers each
-// run exactly as a new sandbox of that seed does.
+// each again with the fault draws' prefixes its registry kept for it,
+// answers each run exactly as a sandbox of a new registry does.
 func TestSeedsMetAgain(t *testing.T) {
 	reg := toyRegistry(t)
 	cfg := Config{Faults: FaultRates{"*": {TimeoutBeforeCommit: 0.2, TimeoutAfterCommit: 0.2, Unavailable: 0.1, Latency: 0.2}}}
@@ -434,7 +435,7 @@ func TestSeedsMetAgain(t *testing.T) {
 		used.reset(nil, cfg, NewDice(seed), nil)
 		got := play(used)
 		used.empty()
-		fresh := newSandbox(reg)
+		fresh := newSandbox(toyRegistry(t))
 		fresh.reset(nil, cfg, NewDice(seed), nil)
 		if want := play(fresh); got != want {
 			t.Fatalf("seed %d met again differs from a new sandbox:\n%s\nwant\n%s", seed, got, want)
@@ -487,5 +488,45 @@ func TestIDsPastKept(t *testing.T) {
 			}
 		}
 		s.Recycle()
+	}
+}
+
+// TestSeedsShared: sandboxes of one registry drawing the same seeds at
+// once (their prefixes computed by whichever draws first) fire what a
+// sandbox of a registry of its own fires.
+func TestSeedsShared(t *testing.T) {
+	reg := toyRegistry(t)
+	cfg := Config{Faults: FaultRates{"*": {TimeoutBeforeCommit: 0.2, Unavailable: 0.2, Latency: 0.2}}}
+	play := func(s *Sandbox) string {
+		for i := range 30 {
+			agent := []string{"scribe", "reader"}[i%2]
+			s.Call(agent, "find_note", "E"+strconv.Itoa(i%4), Args{"id": "N-0001"}, "", i%3)
+		}
+		fired, _ := json.Marshal(s.Fired())
+		return string(fired)
+	}
+	want := make([]string, 8)
+	for seed := range want {
+		s := newSandbox(toyRegistry(t))
+		s.reset(nil, cfg, NewDice(uint64(seed)), nil)
+		want[seed] = play(s)
+	}
+	errs := make(chan string, 4*len(want))
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for seed := range want {
+				s := New(reg, nil, cfg, NewDice(uint64(seed)), nil)
+				if got := play(s); got != want[seed] {
+					errs <- fmt.Sprintf("seed %d: fired %s, want %s", seed, got, want[seed])
+				}
+				s.Recycle()
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }

@@ -86,27 +86,6 @@ type drawPrefixes struct {
 	h     [numDrawn]uint64
 }
 
-// keptSeeds bounds the seeds whose prefixes a sandbox keeps: a seed's
-// are a few hundred bytes, and the default protocols have a few thousand
-// trial seeds at most.
-const keptSeeds = 4096
-
-// prefixesOf returns the key prefixes the sandbox keeps for seed (each
-// computed at its first draw, as the dice compute it, so they are the
-// same whichever run computed them), made empty for a seed it has none
-// for. Past keptSeeds seeds it forgets them all.
-func (s *Sandbox) prefixesOf(seed uint64) []drawPrefixes {
-	if pre, ok := s.bySeed[seed]; ok {
-		return pre
-	}
-	if s.bySeed == nil || len(s.bySeed) >= keptSeeds {
-		s.bySeed = make(map[uint64][]drawPrefixes)
-	}
-	pre := make([]drawPrefixes, len(s.rates))
-	s.bySeed[seed] = pre
-	return pre
-}
-
 // draws reports whether the fault of kind k of tool t happens on agent's
 // call for item: [Dice.Chance] of its rate and key.
 func (s *Sandbox) draws(t, k int, agent, item string, attempt int) bool {
@@ -114,12 +93,18 @@ func (s *Sandbox) draws(t, k int, agent, item string, attempt int) bool {
 	if p <= 0 || p >= 1 {
 		return p >= 1
 	}
+	if s.pre == nil {
+		s.pre = make([]drawPrefixes, len(s.rates))
+	}
 	pre := &s.pre[t]
 	if pre.agent != agent {
 		pre.agent, pre.have = agent, 0
 	}
 	if pre.have&(1<<k) == 0 {
-		pre.h[k] = s.dice.prefix(agent, s.reg.faultKeys[t][k])
+		if s.seedPre == nil {
+			s.seedPre = s.reg.prefixesOf(s.dice.Seed())
+		}
+		pre.h[k] = s.reg.prefix(s.seedPre, s.dice, t, k, agent)
 		pre.have |= 1 << k
 	}
 	ok := chanceAfter(p, pre.h[k], item, attempt)

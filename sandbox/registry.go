@@ -106,6 +106,11 @@ type Registry struct {
 	refusalKey []string   // which refusal code
 	retryKey   []string   // how long a rate limit asks to wait
 	ids        [][]string // per record kind, its first ids (see [Sandbox.newID])
+	// agentBase is, per tool, the first of its agents' slots in a
+	// seedPrefixes table; prefixes holds the tables.
+	agentBase  []int
+	agentSlots int
+	prefixes   prefixTables
 	pool       sync.Pool
 }
 
@@ -144,6 +149,8 @@ func NewRegistry(s Setup) (*Registry, error) {
 			}
 		}
 		r.kindOf = append(r.kindOf, k)
+		r.agentBase = append(r.agentBase, r.agentSlots)
+		r.agentSlots += len(t.Agents)
 		var keys [numDrawn]string
 		for f, kind := range drawnKinds {
 			keys[f] = FaultKey(t.Name, kind)

@@ -35,10 +35,9 @@ type Sandbox struct {
 	tx      Tx
 	seenFn  func(kind int, id string) // s.seen, bound once
 	free    bool                      // recycled: in the pool, not to be recycled again
-	// bySeed keeps the prefixes of the seeds of earlier runs: a sweep
-	// runs every build on the same trial seeds, so a sandbox meets a seed
-	// again and again (see [Sandbox.prefixesOf]).
-	bySeed map[uint64][]drawPrefixes
+	// seedPre is the registry's table of the prefixes of the dice's seed
+	// (see [Registry.prefixesOf]), taken at the first draw.
+	seedPre *seedPrefixes
 }
 
 // New returns a sandbox over reg holding a deep copy of initial, injecting
@@ -71,9 +70,9 @@ func (s *Sandbox) reset(initial *State, cfg Config, dice Dice, clock *Clock) {
 	}
 	s.dice, s.clock, s.latency, s.free = dice, clock, cfg.Latency, false
 	s.reg.compileRates(s.rates, cfg.Faults)
-	if seed := dice.Seed(); seed != s.preSeed || s.pre == nil {
-		// The prefixes start from the seed: a run of the same trial keeps them.
-		s.pre, s.preSeed = s.prefixesOf(seed), seed
+	if seed := dice.Seed(); seed != s.preSeed {
+		clear(s.pre) // the prefixes start from the seed: a run of the same trial keeps them
+		s.preSeed, s.seedPre = seed, nil
 	}
 	if s.latency <= 0 {
 		s.latency = DefaultLatency
