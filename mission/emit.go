@@ -106,13 +106,8 @@ type envelope struct {
 	to           [1]Agent // the owners the transport reads (nextOwners)
 }
 
-// boxItem returns item as an any, boxed once for the messages of a turn.
-func (r *runner) boxItem(item string) any {
-	if s, ok := r.itemAny.(string); !ok || s != item {
-		r.itemAny = item
-	}
-	return r.itemAny
-}
+// boxItem returns item as an any, boxed once in the item's row of keys.
+func (r *runner) boxItem(item string) any { return r.keys(item).item }
 
 // orderViews sorts each view once, in the order encoding/json writes a
 // map's keys: per kind the indexes of its fields (t.keyOrder, for the

@@ -66,8 +66,6 @@ type runner struct {
 	aloneCalls []ToolCall
 	// enc encodes wire messages and trace payloads; release hands it back.
 	enc *jsontext.Encoder
-	// itemAny is the item of the last message emitted, boxed (boxItem).
-	itemAny any
 	// keyRow holds keyItem's keys and message ids (keys.go).
 	keyItem string
 	keyRow  *itemKeys

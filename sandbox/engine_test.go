@@ -170,6 +170,27 @@ func TestSchemaCheck(t *testing.T) {
 	if e := find.Args.Check(Args{"id": ""}); e == nil || e.Message != "missing field id (or text)" {
 		t.Errorf("anyOf: %v", e)
 	}
+	// Items are checked unnamed and a failing one again, named: the
+	// message names the item and the field in it.
+	lines := Object("", Prop("lines", true, Schema{Type: TypeArray, Items: Object("",
+		Prop("sku", true, Schema{Type: TypeString, NonEmpty: true}), Prop("qty", true, Schema{Type: TypeNumber}))}))
+	for _, tc := range []struct {
+		items []any
+		want  string
+	}{
+		{[]any{map[string]any{"sku": "A", "qty": 1.0}, map[string]any{"sku": "B", "qty": 2.0}}, ""},
+		{[]any{map[string]any{"sku": "A", "qty": 1.0}, map[string]any{"sku": "", "qty": 2.0}}, "missing field lines[1].sku"},
+		{[]any{map[string]any{"sku": "A", "qty": "1"}}, "field lines[0].qty: want number, got string"},
+		{[]any{map[string]any{"sku": "A", "qty": 1.0}, "B"}, "field lines[1]: want object, got string"},
+	} {
+		got := ""
+		if e := lines.Check(Args{"lines": tc.items}); e != nil {
+			got = e.Message
+		}
+		if got != tc.want {
+			t.Errorf("lines %v: Check = %q, want %q", tc.items, got, tc.want)
+		}
+	}
 }
 
 // A schema's JSON is a JSON Schema that accepts and rejects what Check
