@@ -17,9 +17,6 @@ import (
 // default mutant, with faults, slips and redeliveries; afterwards every
 // reading the memo holds still encodes as it did when it was read.
 func TestCoresLeaveReadingsAsRead(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs every scenario under every mutant")
-	}
 	env := mission.Env{Faults: sandbox.FaultRates{
 		"*": {sandbox.TimeoutBeforeCommit: 0.05, sandbox.TimeoutAfterCommit: 0.05, sandbox.Refusal: 0.05,
 			sandbox.Unavailable: 0.05, sandbox.RateLimit: 0.05, sandbox.Latency: 0.05},
