@@ -12,9 +12,9 @@ import (
 // remembers nothing. It holds at most [scorecardsMax] entries, forgetting
 // everything when full. Not safe for concurrent use.
 //
-// A caller keeps it while the core runs it serves may recur (one (build,
-// scenario) at a time, across its trials), then calls [Scorecards.Reset].
-// An entry is found by the pointers alone, so the caller never changes a
+// A caller keeps it while the core runs it serves may recur (across the
+// trials of one (build, scenario), say), then calls [Scorecards.Reset] or
+// [Scorecards.Retain]. An entry is found by the pointers alone, so the caller never changes a
 // run or golden once scored, and never hands a run or golden object back
 // to a pool while the memo holds it (the entry keeps it live, so the
 // collector cannot reuse its address either).
@@ -60,6 +60,23 @@ func (s *Scorecards) Reset() {
 	if s != nil {
 		clear(s.m)
 		clear(s.checks)
+	}
+}
+
+// Retain forgets every entry but those of the core runs keep reports.
+func (s *Scorecards) Retain(keep func(*mission.CoreRun) bool) {
+	if s == nil {
+		return
+	}
+	for k := range s.m {
+		if !keep(k.run) {
+			delete(s.m, k)
+		}
+	}
+	for k := range s.checks {
+		if !keep(k.run) {
+			delete(s.checks, k)
+		}
 	}
 }
 

@@ -140,6 +140,15 @@ func TestScorecardsByIdentity(t *testing.T) {
 	if cards.Len() > 2 {
 		t.Errorf("full at %d entries, the memo holds %d after one more run, want everything forgotten", scorecardsMax, cards.Len())
 	}
+	cards.m[scoreKey{run: &mission.CoreRun{}}] = scorecard{}
+	cards.Retain(func(r *mission.CoreRun) bool { return r == cr })
+	if cards.Len() != 2 {
+		t.Errorf("Retain of the run left %d entries, want its 2", cards.Len())
+	}
+	cards.Retain(func(*mission.CoreRun) bool { return false })
+	if cards.Len() != 0 {
+		t.Errorf("Retain of no run left %d entries", cards.Len())
+	}
 }
 
 // BenchmarkScorecards evaluates designs A and C on one unit of each of

@@ -102,8 +102,12 @@ type unitMemo struct {
 	trials *trialMemo
 	// scorecards are the designs' scorecards of the core runs they scored:
 	// the unit's, and with a trial memo the group's (its held runs are
-	// served to the group's later units, scored already).
+	// served to the group's later units, scored already) and those of the
+	// twins' runs served (held to the end of the sweep and served to the
+	// units of other builds).
 	scorecards designs.Scorecards
+	// twinRuns are the twins' core runs served to the worker's units.
+	twinRuns map[*mission.CoreRun]bool
 }
 
 // cards returns the unit's scorecards; none without a memo.
@@ -139,12 +143,17 @@ func (m *unitMemo) reset() {
 }
 
 // enter readies m for a unit of (build, scenario) after reset: a new
-// group drops the trial memo's runs and the scorecards.
+// group drops the trial memo's runs and the scorecards of any run but a
+// twin's.
 func (m *unitMemo) enter(build, scenario int) {
 	if m.trials.enter(build, scenario) {
-		m.scorecards.Reset()
+		m.scorecards.Retain(m.isTwinRun)
 	}
 }
+
+// isTwinRun reports whether cr is a twin's core run served to one of the
+// worker's units.
+func (m *unitMemo) isTwinRun(cr *mission.CoreRun) bool { return m.twinRuns[cr] }
 
 // executed records the trace of a run the unit executed.
 func (m *unitMemo) executed(t *mission.Trace) {
@@ -188,6 +197,10 @@ func (m *unitMemo) fromTwin() (*sharedCore, bool) {
 		m.cores = map[string]*sharedCore{}
 	}
 	m.cores[string(m.key)] = &h.core
+	if m.twinRuns == nil {
+		m.twinRuns = map[*mission.CoreRun]bool{}
+	}
+	m.twinRuns[h.core.run] = true
 	return &h.core, true
 }
 

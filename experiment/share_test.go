@@ -198,3 +198,70 @@ func TestSharedRunJudgedOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestScorecardsKeepTwinRuns: the scorecards of the twins' core runs,
+// held to the end of the sweep, outlive a group change (the units of
+// other builds are served the same runs), those of the group's own runs
+// do not; the verdicts served with them are the ones a unit served the
+// same runs with scorecards of its own gives. (The twin here serves every
+// core run, reachable or not: the verdicts are not the build's own.)
+func TestScorecardsKeepTwinRuns(t *testing.T) {
+	pl := preparedPlan(t, "name: x\ntrials: 1\ndesigns: [A, C]\nscenarios:\n  ids: [S01, S14]\n")
+	clean := newUnitMemo(true)
+	for slot := 1; slot < pl.slots(); slot++ {
+		if _, err := pl.evaluate(context.Background(), pl.unitAt(pl.unitIndex(0, 0, 1)), slot, clean); err != nil {
+			t.Fatal(err)
+		}
+	}
+	twin := map[string]*heldCore{} // as the selection holds them: copies
+	for k, c := range clean.cores {
+		run := *c.run
+		twin[k] = &heldCore{core: sharedCore{run: &run}, covers: newBitset(len(pl.builds))}
+	}
+	memo := newUnitMemo(true)
+	memo.trials = newTrialMemo()
+	unit := func(build, scenario int) (entered int) {
+		t.Helper()
+		memo.reset()
+		memo.enter(build, scenario)
+		entered = memo.scorecards.Len()
+		u := pl.unitAt(pl.unitIndex(build, scenario, 1))
+		fresh := newUnitMemo(true)
+		if scenario == 0 {
+			memo.twin, memo.build = twin, build
+			fresh.twin, fresh.build = twin, build
+		}
+		for slot := 1; slot < pl.slots(); slot++ {
+			got, err := pl.evaluate(context.Background(), u, slot, memo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := pl.evaluate(context.Background(), u, slot, fresh)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got.verdict.WallNS, want.verdict.WallNS = 0, 0
+			if d := cmp.Diff(want.verdict, got.verdict); d != "" {
+				t.Errorf("%s: verdict with the worker's scorecards differs (-unit's own +worker's):\n%s", got.row.id, d)
+			}
+		}
+		return entered
+	}
+	unit(1, 0) // every core run the twin's
+	if memo.served != len(twin) {
+		t.Fatalf("%d core runs served from the twin, want its %d", memo.served, len(twin))
+	}
+	kept := memo.scorecards.Len()
+	unit(1, 1) // the group's own runs
+	own := memo.scorecards.Len() - kept
+	if own <= 0 {
+		t.Fatalf("%d scorecards of the twin's runs, %d after a unit of the group's own runs: want more", kept, memo.scorecards.Len())
+	}
+	// Another build, served the twin's runs again.
+	if n := unit(2, 0); n != kept {
+		t.Errorf("%d scorecards on entering another build's group, want the twin's %d (the last group's %d dropped)", n, kept, own)
+	}
+	if n := memo.scorecards.Len(); n != kept {
+		t.Errorf("%d scorecards after a unit served the twin's runs, want the twin's %d: scored again", n, kept)
+	}
+}
