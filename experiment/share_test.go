@@ -105,6 +105,26 @@ func TestSharedRunCheckedOnce(t *testing.T) {
 	}
 }
 
+// sameVerdicts evaluates u's design items with memo and with ref (nil:
+// no memo) and reports the verdicts that differ, wall time aside.
+func sameVerdicts(t *testing.T, pl *plan, u unit, memo, ref *unitMemo) {
+	t.Helper()
+	for slot := 1; slot < pl.slots(); slot++ {
+		got, err := pl.evaluate(context.Background(), u, slot, memo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := pl.evaluate(context.Background(), u, slot, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.verdict.WallNS, want.verdict.WallNS = 0, 0
+		if d := cmp.Diff(want.verdict, got.verdict); d != "" {
+			t.Errorf("%s: verdict with the memo differs (-reference +memo):\n%s", got.row.id, d)
+		}
+	}
+}
+
 // TestScorecardsKeptForTheGroup: with a trial memo, a worker's scorecards
 // outlive its units of one (build, scenario), whose later trials are
 // served the runs it holds, and are dropped with those runs when the
@@ -112,23 +132,7 @@ func TestSharedRunCheckedOnce(t *testing.T) {
 // is the one evaluated without a memo.
 func TestScorecardsKeptForTheGroup(t *testing.T) {
 	pl := preparedPlan(t, "name: x\ntrials: 3\ndesigns: [A, C]\nscenarios:\n  ids: [S01, S14]\n")
-	evaluate := func(u unit, memo *unitMemo) {
-		t.Helper()
-		for slot := 1; slot < pl.slots(); slot++ {
-			got, err := pl.evaluate(context.Background(), u, slot, memo)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := pl.evaluate(context.Background(), u, slot, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got.verdict.WallNS, want.verdict.WallNS = 0, 0
-			if d := cmp.Diff(want.verdict, got.verdict); d != "" {
-				t.Errorf("%s: verdict with the memo differs (-without +with):\n%s", got.row.id, d)
-			}
-		}
-	}
+	evaluate := func(u unit, memo *unitMemo) { sameVerdicts(t, pl, u, memo, nil) }
 	const build = 1
 	memo := newUnitMemo(true)
 	memo.trials = newTrialMemo()
@@ -231,20 +235,7 @@ func TestScorecardsKeepTwinRuns(t *testing.T) {
 			memo.twin, memo.build = twin, build
 			fresh.twin, fresh.build = twin, build
 		}
-		for slot := 1; slot < pl.slots(); slot++ {
-			got, err := pl.evaluate(context.Background(), u, slot, memo)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := pl.evaluate(context.Background(), u, slot, fresh)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got.verdict.WallNS, want.verdict.WallNS = 0, 0
-			if d := cmp.Diff(want.verdict, got.verdict); d != "" {
-				t.Errorf("%s: verdict with the worker's scorecards differs (-unit's own +worker's):\n%s", got.row.id, d)
-			}
-		}
+		sameVerdicts(t, pl, u, memo, fresh)
 		return entered
 	}
 	unit(1, 0) // every core run the twin's
