@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/baton-lab/baton/designs"
+	"github.com/baton-lab/baton/internal/xxh64"
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/mission/modelcore"
 	"github.com/baton-lab/baton/sandbox"
@@ -63,6 +64,7 @@ type unitMemo struct {
 	sent  map[string]bool           // trace hashes already attached to a row
 
 	trace, end []byte       // an integrated run's trace and end state while hashing
+	digest     xxh64.Digest // a trace's hash while it is written
 	records    any          // the end state's own memo (memoJSONRecords), kept across units
 	zw         *gzip.Writer // nil until a trace is compressed
 	// stored are the traces whose bytes the writer has been handed (nil:
@@ -74,6 +76,7 @@ type unitMemo struct {
 	// into it (kept bytes are hashed and compressed into a copy).
 	arena []byte
 	key   []byte // scratch for a core run's key
+	tkey  []byte // scratch for a traces key (see [outcome.appendTracesKey])
 
 	// runs are the traces of every run the unit executed, recycled when
 	// the unit is over (see [mission.Trace.Recycle]).

@@ -1,0 +1,100 @@
+package xxh64
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// Digest computes XXH64 (seed 0) of what is written to it, piece by
+// piece: the same hash as [Sum64] of the pieces joined, without joining
+// them. The zero value is not ready: start one with [Digest.Reset]. A
+// copy of a Digest carries on independently, so the hash of a prefix can
+// be taken on the way.
+type Digest struct {
+	v1, v2, v3, v4 uint64
+	total          uint64
+	mem            [32]byte // the bytes of an unfinished stripe
+	n              int      // how many of mem hold them
+}
+
+// Reset starts d over, as a digest of nothing.
+func (d *Digest) Reset() {
+	p1, p2 := prime1, prime2 // variables: the sums wrap around
+	d.v1, d.v2, d.v3, d.v4 = p1+p2, p2, 0, -p1
+	d.total, d.n = 0, 0
+}
+
+// Write adds b to the digested bytes.
+func (d *Digest) Write(b []byte) {
+	d.total += uint64(len(b))
+	if d.n+len(b) < 32 {
+		d.n += copy(d.mem[d.n:], b)
+		return
+	}
+	if d.n > 0 {
+		c := copy(d.mem[d.n:], b)
+		d.stripe(d.mem[:])
+		b = b[c:]
+		d.n = 0
+	}
+	for len(b) >= 32 {
+		d.stripe(b)
+		b = b[32:]
+	}
+	d.n = copy(d.mem[:], b)
+}
+
+// WriteString adds s to the digested bytes.
+func (d *Digest) WriteString(s string) {
+	d.total += uint64(len(s))
+	if d.n+len(s) < 32 {
+		d.n += copy(d.mem[d.n:], s)
+		return
+	}
+	if d.n > 0 {
+		c := copy(d.mem[d.n:], s)
+		d.stripe(d.mem[:])
+		s = s[c:]
+		d.n = 0
+	}
+	for len(s) >= 32 {
+		d.v1 = round(d.v1, le64(s[0:8]))
+		d.v2 = round(d.v2, le64(s[8:16]))
+		d.v3 = round(d.v3, le64(s[16:24]))
+		d.v4 = round(d.v4, le64(s[24:32]))
+		s = s[32:]
+	}
+	d.n = copy(d.mem[:], s)
+}
+
+// le64 is binary.LittleEndian.Uint64 of a string's first 8 bytes.
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+func (d *Digest) stripe(b []byte) {
+	d.v1 = round(d.v1, binary.LittleEndian.Uint64(b[0:8]))
+	d.v2 = round(d.v2, binary.LittleEndian.Uint64(b[8:16]))
+	d.v3 = round(d.v3, binary.LittleEndian.Uint64(b[16:24]))
+	d.v4 = round(d.v4, binary.LittleEndian.Uint64(b[24:32]))
+}
+
+// Len returns how many bytes were written since the last Reset.
+func (d *Digest) Len() int { return int(d.total) }
+
+// Sum64 returns the hash of the bytes written so far; d is unchanged.
+func (d *Digest) Sum64() uint64 {
+	var h uint64
+	if d.total >= 32 {
+		h = bits.RotateLeft64(d.v1, 1) + bits.RotateLeft64(d.v2, 7) + bits.RotateLeft64(d.v3, 12) + bits.RotateLeft64(d.v4, 18)
+		h = merge(h, d.v1)
+		h = merge(h, d.v2)
+		h = merge(h, d.v3)
+		h = merge(h, d.v4)
+	} else {
+		h = prime5
+	}
+	return finish(h+d.total, d.mem[:d.n])
+}
