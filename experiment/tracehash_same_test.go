@@ -18,8 +18,9 @@ import (
 // the protocols' faults and slips), integrated runs and core runs, encode
 // as the first compact encoder wrote them (frozen below), whether
 // appended, streamed into a digest, or taken from a copy of the events
-// whose raw JSON the encoder must check; and runHashes gives the run hash
-// of that encoding and the end state.
+// whose raw JSON the encoder must check; their JSON Lines are encoding/
+// json's; and runHashes gives the run hash of that encoding and the end
+// state.
 func TestTraceHashSameEncoding(t *testing.T) {
 	// Made-up events first: invalid UTF-8 and white space where real
 	// traces have none, in every field, repeated and alternating.
@@ -32,6 +33,13 @@ func TestTraceHashSameEncoding(t *testing.T) {
 	}
 	if got, want := made.AppendCompact(nil), frozenAppendCompact(nil, &made); !bytes.Equal(got, want) {
 		t.Fatalf("made-up events: AppendCompact differs from the frozen encoding:\n got %q\nwant %q", got, want)
+	}
+	made.Events = made.Events[:len(made.Events)-1]
+	for i := range made.Events {
+		made.Events[i].Args, made.Events[i].Parsed = nil, nil // not JSON
+	}
+	if got, err := made.MarshalJSONL(); err != nil || !bytes.Equal(got, stdJSONL(t, &made)) {
+		t.Fatalf("made-up events: JSON Lines differ from encoding/json's (%v): %q", err, got)
 	}
 	traces, runs := 0, 0
 	for _, m := range []mission.Mission{testMissions().Default(), triage.New()} {
@@ -60,6 +68,10 @@ func TestTraceHashSameEncoding(t *testing.T) {
 			}
 			if got := (&mission.Trace{Events: tr.Events}).AppendCompact(nil); !bytes.Equal(got, want) {
 				t.Fatalf("%s: AppendCompact of a copy differs from the frozen encoding", what)
+			}
+			wantJSONL := stdJSONL(t, tr)
+			if got, err := tr.MarshalJSONL(); err != nil || !bytes.Equal(got, wantJSONL) {
+				t.Fatalf("%s: JSON Lines differ from encoding/json's (%v):\n got %q\nwant %q", what, err, got, wantJSONL)
 			}
 			var d xxh64.Digest
 			d.Reset()
@@ -97,6 +109,19 @@ func TestTraceHashSameEncoding(t *testing.T) {
 		t.Fatalf("only %d traces and %d runs checked", traces, runs)
 	}
 	t.Logf("%d traces, %d run hashes", traces, runs)
+}
+
+// stdJSONL is a trace's JSON Lines through encoding/json.
+func stdJSONL(tb testing.TB, tr *mission.Trace) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for i := range tr.Events {
+		if err := enc.Encode(&tr.Events[i]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return buf.Bytes()
 }
 
 // frozenRunHash is runHashes' run hash as first written: XXH64 of the

@@ -65,10 +65,11 @@ type Trace struct {
 	Events []Event `json:"events"`
 
 	// compactRaw is set on a run's trace, whose raw JSON fields (Args,
-	// Output, Parsed) the runner's jsontext encoder wrote: compact, with
-	// no white space outside strings, so their compact encoding needs no
-	// check (see [Trace.AppendCompact]). A trace made any other way
-	// leaves it unset, and its raw JSON is checked.
+	// Output, Parsed) the runner's jsontext encoder wrote: valid JSON with
+	// no white space outside strings, which the compact encoding and the
+	// JSON Lines take as it is (see [Trace.AppendCompact],
+	// [Trace.AppendJSONL]). A trace made any other way leaves it unset,
+	// and its raw JSON is checked.
 	compactRaw bool
 }
 
