@@ -33,14 +33,11 @@ func (d *Digest) Write(b []byte) {
 	}
 	if d.n > 0 {
 		c := copy(d.mem[d.n:], b)
-		d.stripe(d.mem[:])
+		d.stripes(d.mem[:])
 		b = b[c:]
 		d.n = 0
 	}
-	for len(b) >= 32 {
-		d.stripe(b)
-		b = b[32:]
-	}
+	b = d.stripes(b)
 	d.n = copy(d.mem[:], b)
 }
 
@@ -53,16 +50,19 @@ func (d *Digest) WriteString(s string) {
 	}
 	if d.n > 0 {
 		c := copy(d.mem[d.n:], s)
-		d.stripe(d.mem[:])
+		d.stripes(d.mem[:])
 		s = s[c:]
 		d.n = 0
 	}
-	for len(s) >= 32 {
-		d.v1 = round(d.v1, le64(s[0:8]))
-		d.v2 = round(d.v2, le64(s[8:16]))
-		d.v3 = round(d.v3, le64(s[16:24]))
-		d.v4 = round(d.v4, le64(s[24:32]))
-		s = s[32:]
+	if len(s) >= 32 {
+		v1, v2, v3, v4 := d.v1, d.v2, d.v3, d.v4
+		for ; len(s) >= 32; s = s[32:] {
+			v1 = round(v1, le64(s[0:8]))
+			v2 = round(v2, le64(s[8:16]))
+			v3 = round(v3, le64(s[16:24]))
+			v4 = round(v4, le64(s[24:32]))
+		}
+		d.v1, d.v2, d.v3, d.v4 = v1, v2, v3, v4
 	}
 	d.n = copy(d.mem[:], s)
 }
@@ -74,11 +74,20 @@ func le64(s string) uint64 {
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
-func (d *Digest) stripe(b []byte) {
-	d.v1 = round(d.v1, binary.LittleEndian.Uint64(b[0:8]))
-	d.v2 = round(d.v2, binary.LittleEndian.Uint64(b[8:16]))
-	d.v3 = round(d.v3, binary.LittleEndian.Uint64(b[16:24]))
-	d.v4 = round(d.v4, binary.LittleEndian.Uint64(b[24:32]))
+// stripes digests b's whole stripes of 32 bytes and returns the rest.
+func (d *Digest) stripes(b []byte) []byte {
+	if len(b) < 32 {
+		return b
+	}
+	v1, v2, v3, v4 := d.v1, d.v2, d.v3, d.v4
+	for ; len(b) >= 32; b = b[32:] {
+		v1 = round(v1, binary.LittleEndian.Uint64(b[0:8]))
+		v2 = round(v2, binary.LittleEndian.Uint64(b[8:16]))
+		v3 = round(v3, binary.LittleEndian.Uint64(b[16:24]))
+		v4 = round(v4, binary.LittleEndian.Uint64(b[24:32]))
+	}
+	d.v1, d.v2, d.v3, d.v4 = v1, v2, v3, v4
+	return b
 }
 
 // Len returns how many bytes were written since the last Reset.
