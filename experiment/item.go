@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/baton-lab/baton/designs"
+	"github.com/baton-lab/baton/internal/jsontext"
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/reports"
 )
@@ -141,11 +141,9 @@ func (o *outcome) traceBytes() ([]byte, bool, error) {
 	}
 	buf := o.memo.alloc(size)
 	for i, n := range names {
-		hdr, _ := json.Marshal(struct {
-			Run string `json:"run"`
-		}{n})
-		buf = append(buf, hdr...)
-		buf = append(buf, '\n')
+		buf = append(buf, `{"run":`...)
+		buf = jsontext.AppendString(buf, n, true) // as json.Marshal escapes it
+		buf = append(buf, "}\n"...)
 		buf = append(buf, parts[i]...)
 	}
 	return buf, true, nil
