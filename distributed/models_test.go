@@ -158,7 +158,10 @@ func TestSharedModelCache(t *testing.T) {
 func TestModelUnitHeartbeats(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	const latency, ackWait = 150 * time.Millisecond, 300 * time.Millisecond
+	// A heartbeat every third of the ack wait leaves two thirds of it
+	// (667 ms) for a late one: at 300 ms of ack wait, a busy machine (load
+	// 10) once made one late enough for a redelivery.
+	const latency, ackWait = 300 * time.Millisecond, time.Second
 	const protocol = "name: slow\ntrials: 1\nseed: 3\nscenarios:\n  ids: [S01]\nmutants:\n  ids: [ctl-boundary-payment-currency]\n"
 	srv, url := scriptedModel(t, latency)
 	js := connect(t)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
 )
 
 // lateLookup lets between run after a worker consumer look-up that found
@@ -73,5 +74,25 @@ func TestWorkerKeepsPolicy(t *testing.T) {
 				t.Errorf("worker consumer policy (-coordinator's +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestWorkerStoppedWhileStarting: a worker whose context ends while it
+// sets up (TestCoordinatorRestart once stopped one there) has stopped, as
+// Run promises, and returns nil; setting up against a closed connection
+// is still an error.
+func TestWorkerStoppedWhileStarting(t *testing.T) {
+	js := connect(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	w := &Worker{JS: js(), Stack: stack(t), Dir: t.TempDir(), Logger: zerolog.Nop()}
+	if err := w.Run(ctx); err != nil {
+		t.Errorf("Run with its context ended = %v, want nil", err)
+	}
+	closed := js()
+	closed.Conn().Close()
+	w = &Worker{JS: closed, Stack: stack(t), Dir: t.TempDir(), Logger: zerolog.Nop()}
+	if err := w.Run(context.Background()); err == nil {
+		t.Error("Run on a closed connection = nil, want an error")
 	}
 }

@@ -58,11 +58,11 @@ type openJob struct {
 func (w *Worker) Run(ctx context.Context) error {
 	sh, err := setup(ctx, w.JS, nil)
 	if err != nil {
-		return fmt.Errorf("worker: %w", err)
+		return startErr(ctx, err)
 	}
 	if w.Models.Shared == nil {
 		if w.Models.Shared, err = OpenCache(ctx, w.JS); err != nil {
-			return fmt.Errorf("worker: %w", err)
+			return startErr(ctx, err)
 		}
 	}
 	defer w.closeJobs()
@@ -78,6 +78,16 @@ func (w *Worker) Run(ctx context.Context) error {
 		}
 	}
 	return first
+}
+
+// startErr is what Run returns when starting failed with err: nil when
+// ctx ended meanwhile (a worker stopped while it started has stopped, as
+// Run promises), else err.
+func startErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return fmt.Errorf("worker: %w", err)
 }
 
 // loop pulls one unit at a time until ctx ends.

@@ -26,7 +26,10 @@ func TestTuneGC(t *testing.T) {
 			if tc.env != "" {
 				t.Setenv("GOGC", tc.env)
 			}
-			restore := tuneGC(tc.percent)
+			pacer, restore := tuneGC(tc.percent)
+			if (pacer != nil) != (tc.name == "default") {
+				t.Errorf("pacer = %v, want one only with the default target", pacer)
+			}
 			got := debug.SetGCPercent(-1)
 			debug.SetGCPercent(got)
 			restore()

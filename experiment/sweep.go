@@ -100,6 +100,8 @@ type Options struct {
 	// heldBudget, when not 0, replaces the budget of the twins' core runs
 	// held (a negative one holds none).
 	heldBudget int64
+	// pacer, set by Run, paces the collector during the sweep.
+	pacer *gcPacer
 }
 
 // stack returns the stack the options run.
@@ -204,7 +206,9 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 	if skipped == 0 {
 		lv = newLive(pl, runDir)
 	}
-	restoreGC, restoreLimit := tuneGC(opt.GCPercent), limitMemory(opt.MemoryLimit)
+	pacer, restoreGC := tuneGC(opt.GCPercent)
+	restoreLimit := limitMemory(opt.MemoryLimit)
+	opt.pacer = pacer
 	var failed []reports.InfraFailure
 	if opt.Remote != nil {
 		failed, err = remoteSweep(ctx, ses, lv, sample, opt)
@@ -263,24 +267,28 @@ func Run(ctx context.Context, opt Options) (*Summary, error) {
 // (20–40 MB, nearly flat in the trials), so the runtime's default of 100
 // collects some 250 times and spends about a sixth of the CPU doing so;
 // 800 collects some 30 times, for a peak resident set of about 350 MB
-// instead of 170 MB at 400 (and still flat: about 400 MB at 200 trials). After
-// the sweep the reports run with the collector as it was.
+// instead of 170 MB at 400. The live heap does grow with the units, so a
+// [gcPacer] lowers the target as it does. After the sweep the reports run
+// with the collector as it was.
 const DefaultGCPercent = 800
 
 // tuneGC sets the collector's target for a run (see Options.GCPercent) and
-// returns what restores it.
-func tuneGC(percent int) (restore func()) {
+// returns what restores it. With the default target it also returns a
+// pacer that lowers the target as the live heap grows (see [gcPacer]); an
+// explicit target, or GOGC's, is kept as set.
+func tuneGC(percent int) (pacer *gcPacer, restore func()) {
 	if percent == 0 {
 		if _, set := os.LookupEnv("GOGC"); set {
-			return func() {}
+			return nil, func() {}
 		}
 		percent = DefaultGCPercent
+		pacer = newGCPacer(percent)
 	}
 	if percent < 0 {
-		return func() {}
+		return nil, func() {}
 	}
 	old := debug.SetGCPercent(percent)
-	return func() { debug.SetGCPercent(old) }
+	return pacer, func() { debug.SetGCPercent(old) }
 }
 
 // limitMemory sets a soft memory limit for a run (see
@@ -359,6 +367,9 @@ func sweepUnits(ctx context.Context, pl *plan, s *store, done bitset, skipped, w
 			i := int(cursor.Add(1) - 1)
 			if i >= units {
 				break
+			}
+			if i%gcPaceUnits == 0 {
+				opt.pacer.pace()
 			}
 			for slot := range pl.slots() {
 				if !done.has(itemIndex(pl, i, slot)) {
