@@ -9,7 +9,6 @@ import (
 
 	"github.com/baton-lab/baton/internal/xxh64"
 	"github.com/baton-lab/baton/mission"
-	"github.com/baton-lab/baton/mission/triage"
 )
 
 // The trace hash is the same, byte for byte, as the one stores were
@@ -42,22 +41,8 @@ func TestTraceHashSameEncoding(t *testing.T) {
 		t.Fatalf("made-up events: JSON Lines differ from encoding/json's (%v): %q", err, got)
 	}
 	traces, runs := 0, 0
-	for _, m := range []mission.Mission{testMissions().Default(), triage.New()} {
-		p, err := MissionProtocol(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		reg, err := mission.NewRegistry(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pl, err := resolve(p, NewStack(reg), p.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := pl.prepare(); err != nil {
-			t.Fatal(err)
-		}
+	for _, protocol := range []string{"name: x\n", "name: x\nmission:\n  name: triage\n"} {
+		pl := trialsPlan(t, protocol) // the default protocol: every mutant, faults and slips
 		var scratch []byte
 		check := func(what string, tr *mission.Trace) {
 			t.Helper()
@@ -182,24 +167,16 @@ func frozenAppendCompact(b []byte, t *mission.Trace) []byte {
 	return b
 }
 
+// frozenString is a string's length and bytes, each byte of invalid
+// UTF-8 as U+FFFD (what converting to runes makes of it).
 func frozenString(b []byte, s string) []byte {
 	if s == "" {
 		return append(b, 0)
 	}
-	if utf8.ValidString(s) {
-		return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+	if !utf8.ValidString(s) {
+		s = string([]rune(s))
 	}
-	v := make([]byte, 0, len(s)+8)
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			v = append(v, "\uFFFD"...)
-		} else {
-			v = append(v, s[i:i+n]...)
-		}
-		i += n
-	}
-	return append(binary.AppendUvarint(b, uint64(len(v))), v...)
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
 func frozenRaw(b []byte, raw []byte) []byte {

@@ -10,27 +10,18 @@ import (
 // traceCorpus is the items of every build of the default protocol on a
 // third of its scenarios, one trial each: an observation item (its
 // integrated run's trace) and an item of the core runs of the scenario's
-// golden inputs (a design item's trace of several runs).
+// golden inputs (a design item's trace of several runs), all of one memo.
 func traceCorpus(b *testing.B) []*outcome {
-	p, err := DefaultProtocol(testMissions())
-	if err != nil {
-		b.Fatal(err)
-	}
-	pl, err := resolve(p, realStack(b), p.Path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := pl.prepare(); err != nil {
-		b.Fatal(err)
-	}
+	pl := preparedPlan(b, "name: traces\n")
+	memo := newUnitMemo(true)
 	var out []*outcome
 	for bi := range pl.builds {
 		for si := bi % 3; si < len(pl.scenarios); si += 3 {
 			seed := TrialSeed(pl.seed, pl.scenarios[si].ID, 1)
 			id := fmt.Sprintf("%s/%s/1", pl.builds[bi].Info.ID, pl.scenarios[si].ID)
-			obs := &outcome{traces: map[string]*mission.Trace{"integrated": runOf(b, pl, bi, si, -1, seed).run.Trace}}
+			obs := &outcome{traces: map[string]*mission.Trace{"integrated": runOf(b, pl, bi, si, -1, seed).run.Trace}, memo: memo}
 			obs.row.id = id
-			cores := &outcome{traces: map[string]*mission.Trace{}}
+			cores := &outcome{traces: map[string]*mission.Trace{}, memo: memo}
 			for k, g := range pl.goldenOf(bi, si) {
 				cores.traces[fmt.Sprintf("core:%s:%d", g.Agent, k)] = runOf(b, pl, bi, si, k, seed).core.Trace
 			}
@@ -46,10 +37,6 @@ func traceCorpus(b *testing.B) []*outcome {
 // op is the corpus.
 func BenchmarkTraceSum(b *testing.B) {
 	items := traceCorpus(b)
-	memo := newUnitMemo(true)
-	for _, o := range items {
-		o.memo = memo
-	}
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, o := range items {
@@ -65,14 +52,10 @@ func BenchmarkTraceSum(b *testing.B) {
 // gzip member, each item in a unit of its own. One op is the corpus.
 func BenchmarkKeptTrace(b *testing.B) {
 	items := traceCorpus(b)
-	memo := newUnitMemo(true)
-	for _, o := range items {
-		o.memo = memo
-	}
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, o := range items {
-			memo.reset()
+			o.memo.reset()
 			if err := o.attachTrace(keepBytes, true); err != nil {
 				b.Fatal(err)
 			}

@@ -41,39 +41,6 @@ func (d *Digest) Write(b []byte) {
 	d.n = copy(d.mem[:], b)
 }
 
-// WriteString adds s to the digested bytes.
-func (d *Digest) WriteString(s string) {
-	d.total += uint64(len(s))
-	if d.n+len(s) < 32 {
-		d.n += copy(d.mem[d.n:], s)
-		return
-	}
-	if d.n > 0 {
-		c := copy(d.mem[d.n:], s)
-		d.stripes(d.mem[:])
-		s = s[c:]
-		d.n = 0
-	}
-	if len(s) >= 32 {
-		v1, v2, v3, v4 := d.v1, d.v2, d.v3, d.v4
-		for ; len(s) >= 32; s = s[32:] {
-			v1 = round(v1, le64(s[0:8]))
-			v2 = round(v2, le64(s[8:16]))
-			v3 = round(v3, le64(s[16:24]))
-			v4 = round(v4, le64(s[24:32]))
-		}
-		d.v1, d.v2, d.v3, d.v4 = v1, v2, v3, v4
-	}
-	d.n = copy(d.mem[:], s)
-}
-
-// le64 is binary.LittleEndian.Uint64 of a string's first 8 bytes.
-func le64(s string) uint64 {
-	_ = s[7]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
 // stripes digests b's whole stripes of 32 bytes and returns the rest.
 func (d *Digest) stripes(b []byte) []byte {
 	if len(b) < 32 {
