@@ -23,7 +23,7 @@ const gcPaceUnits = 256
 // The collector's goal is the live heap times 1 + GCPercent/100, and a
 // sweep's live heap grows with its units (each clean unit's twin, the
 // store's and the aggregation's per-unit state: 37 MB at 90% of the
-// default invoice protocol with designs A, B and C at 20 trials, 52 MB at
+// first mission's default protocol with designs A, B and C at 20 trials, 52 MB at
 // 200), so at a fixed DefaultGCPercent the peak resident set grew with
 // the trials (about 450 MB at 20 trials, 770 MB at 200). The pacer lowers
 // the target as the live heap grows, so that the goal stays near the live

@@ -235,9 +235,11 @@ func (c *cleanNote) coresLeft(golden []mission.Golden) []mission.Golden {
 
 // noteClean counts clean unit u's mistakes from the runs its memo m
 // shared, so that observeMistakes need not execute them again: the routes
-// of its integrated run, and each golden core run in which no fault fired
-// (which kinds fired is not kept: one in which a fault fired is executed
-// again, where a latency is told from the rest). Nothing is counted with
+// of its integrated run, and each golden core run in which no fault that
+// can change an outcome fired. One in which such a fault fired is not
+// counted, as the end does not count its run of it (see [faulted]): the
+// same run, since a run is a function of its build, input, seed and
+// environment. Nothing is counted with
 // model cores, which the end answers from the caches alone.
 func (pl *plan) noteClean(u unit, m *unitMemo) {
 	golden := pl.golden[u.scenario]
@@ -262,9 +264,12 @@ func (pl *plan) noteClean(u unit, m *unitMemo) {
 		}
 		n.key = appendCoreKey(n.key[:0], g.Agent, g.Input)
 		s := m.cores[string(n.key)]
-		if s == nil || s.fired.faults > 0 {
+		switch {
+		case s == nil:
 			note.left = append(note.left, i)
 			continue
+		case s.fired.changing > 0:
+			continue // the end's run of it, the same run, is skipped too
 		}
 		as, _ := spec.Agent(g.Agent)
 		t.n++

@@ -264,10 +264,12 @@ type sharedCore struct {
 	covers []int
 }
 
-// fired is what a run recorded in its oracle.
+// fired is what a run recorded in its oracle: changing counts the faults
+// that can change an outcome (every kind but a latency, see [faulted]).
 type fired struct {
 	reached                   int
 	slips, faults, redelivers int
+	changing                  int
 }
 
 func (f *fired) add(o fired) {
@@ -275,16 +277,24 @@ func (f *fired) add(o fired) {
 	f.slips += o.slips
 	f.faults += o.faults
 	f.redelivers += o.redelivers
+	f.changing += o.changing
 }
 
 // snapshot reads an oracle's counts. The oracle belongs to one item whose
 // runs execute on this goroutine, so no other goroutine writes it.
 func snapshot(o *mission.Oracle) fired {
-	return fired{reached: o.Reached, slips: len(o.Slips), faults: len(o.Faults), redelivers: len(o.Redeliveries)}
+	f := fired{reached: o.Reached, slips: len(o.Slips), faults: len(o.Faults), redelivers: len(o.Redeliveries)}
+	for _, x := range o.Faults {
+		if x.Kind != sandbox.Latency {
+			f.changing++
+		}
+	}
+	return f
 }
 
 func (a fired) minus(b fired) fired {
-	return fired{a.reached - b.reached, a.slips - b.slips, a.faults - b.faults, a.redelivers - b.redelivers}
+	return fired{reached: a.reached - b.reached, slips: a.slips - b.slips, faults: a.faults - b.faults,
+		redelivers: a.redelivers - b.redelivers, changing: a.changing - b.changing}
 }
 
 // same reports whether a run is for this item's build, scenario, seed and

@@ -51,9 +51,17 @@ func (r *runner) emit(k int, item string, result Result, seq int) (outgoing, err
 	env := new(envelope)
 	payload := &env.payload
 	payload.fields, payload.own = make([]jsontext.Member, 0, len(names)), true
+	// A seam that may change the message gets its own copy of the values
+	// (each object a message); otherwise the encoder writes the result's
+	// values as they are, which encodes the same bytes (a map's keys
+	// sorted as a message's fields are).
+	copied := !r.cleanEmit(e)
 	for _, name := range names {
 		if v, ok := src[name]; ok {
-			payload.fields = append(payload.fields, jsontext.Member{Key: name, Value: messageValue(v)})
+			if copied {
+				v = messageValue(v)
+			}
+			payload.fields = append(payload.fields, jsontext.Member{Key: name, Value: v})
 		}
 	}
 	owner := string(e.To)
@@ -98,13 +106,8 @@ type envelope struct {
 	to           [1]Agent // the owners the transport reads (nextOwners)
 }
 
-// boxItem returns item as an any, boxed once for the messages of a turn.
-func (r *runner) boxItem(item string) any {
-	if s, ok := r.itemAny.(string); !ok || s != item {
-		r.itemAny = item
-	}
-	return r.itemAny
-}
+// boxItem returns item as an any, boxed once in the item's row of keys.
+func (r *runner) boxItem(item string) any { return r.keys(item).item }
 
 // orderViews sorts each view once, in the order encoding/json writes a
 // map's keys: per kind the indexes of its fields (t.keyOrder, for the

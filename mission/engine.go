@@ -17,7 +17,10 @@ import (
 type Definition struct {
 	Spec *Spec
 	// Cores are the agents' default cores (policies); every agent that
-	// takes turns needs one. [Env].Cores replaces them per run.
+	// takes turns needs one. [Env].Cores replaces them per run. A default
+	// core reads the hand-offs of its turn and never changes them: the
+	// clean parser's readings are shared by every run that reads the same
+	// bytes (a core of Env.Cores gets a copy of its own).
 	Cores map[Agent]Core
 	// Check compares an end state with a scenario's expected one (see
 	// [Mission.Check]).

@@ -30,6 +30,7 @@ type keyMemo struct {
 
 // itemKeys are one item's keys, immutable.
 type itemKeys struct {
+	item  any           // the item, boxed for the envelope
 	tools []string      // per tool index: the write's key ("" for a read)
 	edges []any         // per edge: the envelope's idempotency_key
 	ids   [][idSeqs]any // per edge: the envelope's id, for seq 1, 2, ...
@@ -55,7 +56,7 @@ func (c *keyMemo) row(item string, t *tables, tools *sandbox.Registry) *itemKeys
 
 func newItemKeys(item string, t *tables, tools *sandbox.Registry) *itemKeys {
 	all := tools.Tools()
-	row := &itemKeys{tools: make([]string, len(all)), edges: make([]any, len(t.edges)), ids: make([][idSeqs]any, len(t.edges))}
+	row := &itemKeys{item: item, tools: make([]string, len(all)), edges: make([]any, len(t.edges)), ids: make([][idSeqs]any, len(t.edges))}
 	for i := range all {
 		if all[i].Access == sandbox.Write {
 			row.tools[i] = item + ":" + all[i].Name

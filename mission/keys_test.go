@@ -37,6 +37,7 @@ func TestKeyMemo(t *testing.T) {
 		for i := range keyMemoMax + 10 {
 			item := "E" + strconv.Itoa(i)
 			want := &itemKeys{
+				item:  item,
 				tools: []string{"", item + ":pay", item + ":file"},
 				edges: []any{item + ":note.filed", item + ":note.read"},
 				ids: [][idSeqs]any{

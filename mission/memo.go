@@ -68,9 +68,10 @@ func (t *tables) decodeWire(raw []byte) *decodedMsg {
 // clean parser: a pure function of the agent, the business day and the
 // wire bytes, and a sweep hands the same golden messages to the same cores
 // on every trial of every build. The mission remembers each reading, keyed
-// by the full input, in a bounded memo; every run gets its own deep copy of
-// the parsed message, and shares only immutable bytes (the wire string and
-// the parsed view's JSON in its trace, which nobody writes to). A mutated
+// by the full input, in a bounded memo; the mission's own cores read the
+// parsed message itself (they never change it), any other core a deep copy
+// of its own, and the trace shares immutable bytes (the wire string and
+// the parsed view's JSON, which nobody writes to). A mutated
 // build's parser is the build's own: its Parse seam runs on every reading
 // (it may report reaching its target to the build's oracle), so those
 // readings are made afresh, from the decoded-bytes memo.
@@ -135,28 +136,25 @@ func (t *tables) readMessage(agent Agent, day string, raw []byte, enc *jsontext.
 	return rd
 }
 
-// parsePlaces is where a build's Parse seam may act: nowhere for the
-// clean mission's seams, at the edges a [Placed] seam lists for
-// HookParse, anywhere for other seams (a probe's among them: it observes
-// every call).
-type parsePlaces struct {
+// seamPlaces is where a build's seam of one hook may act: nowhere for
+// the clean mission's seams, at the edges a [Placed] seam lists for the
+// hook, anywhere for other seams (a probe's among them: it observes every
+// call).
+type seamPlaces struct {
 	known, anywhere bool
 	edges           []Edge
 }
 
-// cleanParse reports whether the build's parser on e is the clean one: its
-// Parse seam leaves every message on e as it is and reaches nothing there.
-// A clean parser's reading is a pure function of the consumer, the day
-// and the bytes, which the engine remembers (readingMemo).
-func (r *runner) cleanParse(e Edge) bool {
-	p := &r.parsers
+// leaves reports whether seams' hook h leaves everything on e as it is,
+// learning where it may act at the first question.
+func (p *seamPlaces) leaves(seams Seams, h Hook, e Edge) bool {
 	if !p.known {
 		p.known = true
-		switch s := r.seams.(type) {
+		switch s := seams.(type) {
 		case NoSeams:
 		case Placed:
 			for _, at := range s.Places() {
-				if at.Hook == HookParse {
+				if at.Hook == h {
 					p.edges = append(p.edges, at.Edge)
 				}
 			}
@@ -166,6 +164,17 @@ func (r *runner) cleanParse(e Edge) bool {
 	}
 	return !p.anywhere && !slices.Contains(p.edges, e)
 }
+
+// cleanParse reports whether the build's parser on e is the clean one: its
+// Parse seam leaves every message on e as it is and reaches nothing there.
+// A clean parser's reading is a pure function of the consumer, the day
+// and the bytes, which the engine remembers (readingMemo).
+func (r *runner) cleanParse(e Edge) bool { return r.parsers.leaves(r.seams, HookParse, e) }
+
+// cleanEmit reports whether the build's Emit seam leaves every message on
+// e as it is: then nothing but the encoder reads a message's payload, and
+// the emitter need not copy the result's values into it.
+func (r *runner) cleanEmit(e Edge) bool { return r.emitters.leaves(r.seams, HookEmit, e) }
 
 // reading returns the clean parser's reading of raw received by agent.
 func (r *runner) reading(agent Agent, raw []byte) *reading {
@@ -190,9 +199,15 @@ func (r *runner) receive(agent Agent, raw []byte) (*Handoff, bool) {
 		r.event(Event{Kind: EventDropped, Agent: agent, Edge: r.t.name(rd.edge), Raw: rd.raw, Reason: "unreadable"})
 		return nil, false
 	}
-	h := rd.h.clone()
+	h := r.handoff(agent, rd.h)
 	r.event(Event{Kind: EventReceived, Agent: agent, Item: h.Item, Edge: r.t.name(rd.edge), Raw: rd.raw, Parsed: rd.parsed})
 	return h, true
+}
+
+// handoffCopy is a hand-off with room for its next owners.
+type handoffCopy struct {
+	h      Handoff
+	owners [1]string
 }
 
 // receiveBuild reads one mocked incoming message with a mutated build's
@@ -209,10 +224,25 @@ func (r *runner) receiveBuild(agent Agent, raw []byte) (*Handoff, bool) {
 	return h, true
 }
 
-// clone returns a deep copy of h.
+// handoff returns the clean parser's reading h as agent's core reads it:
+// the reading itself for the mission's own core, which never changes the
+// hand-offs of its turn ([Definition].Cores), a deep copy for a core of
+// the run's Env.
+func (r *runner) handoff(agent Agent, h *Handoff) *Handoff {
+	if c, ok := r.cores[agent]; ok && c != nil {
+		return h.clone()
+	}
+	return h
+}
+
+// clone returns a deep copy of h: a message names one next owner, which
+// the copy holds in the allocation of the hand-off itself.
 func (h *Handoff) clone() *Handoff {
-	c := *h
-	c.NextOwner = slices.Clone(h.NextOwner)
-	c.Payload = jsontext.CloneObject(h.Payload)
-	return &c
+	c := new(handoffCopy)
+	c.h = *h
+	if h.NextOwner != nil {
+		c.h.NextOwner = append(c.owners[:0:len(c.owners)], h.NextOwner...)
+	}
+	c.h.Payload = jsontext.CloneObject(h.Payload)
+	return &c.h
 }

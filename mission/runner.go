@@ -58,15 +58,14 @@ type runner struct {
 	readings *readingMemo
 	// decoded remembers decoded wire messages; nil decodes afresh.
 	decoded *decodeMemo
-	// parsers says where the build's Parse seam may act (see cleanParse).
-	parsers parsePlaces
+	// parsers and emitters say where the build's Parse and Emit seams
+	// may act (see cleanParse, cleanEmit).
+	parsers, emitters seamPlaces
 	// aloneCalls are the logical tool calls of every turn a core run alone
 	// took, in order: what a golden records for the agent and item.
 	aloneCalls []ToolCall
 	// enc encodes wire messages and trace payloads; release hands it back.
 	enc *jsontext.Encoder
-	// itemAny is the item of the last message emitted, boxed (boxItem).
-	itemAny any
 	// keyRow holds keyItem's keys and message ids (keys.go).
 	keyItem string
 	keyRow  *itemKeys

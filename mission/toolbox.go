@@ -69,7 +69,7 @@ func (r *runner) call(t *Turn, tool string, args sandbox.Args) (sandbox.Result, 
 		r.cost.ToolCalls++
 		ev := Event{Kind: EventToolCall, Agent: agent, Item: item, Tool: tool, Args: argsJSON, Key: k, Attempt: attempt}
 		if err == nil {
-			ev.Output = r.marshal(res)
+			ev.Output = r.enc.EncodeKept(res) // a read memo hands out the same results again
 			if resultID != "" {
 				ev.Effect, _ = res[resultID].(string)
 			}

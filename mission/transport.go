@@ -231,7 +231,7 @@ func (r *runner) parse(agent Agent, e Edge, raw []byte) (*Handoff, []byte) {
 		if rd.h == nil {
 			return nil, nil
 		}
-		return rd.h.clone(), rd.parsed
+		return r.handoff(agent, rd.h), rd.parsed
 	}
 	m := r.decoded.decode(raw, r.t)
 	h, err := r.t.parseDecoded(agent, e, m.msg, m.err, r.seams, r.day)

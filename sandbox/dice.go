@@ -202,17 +202,43 @@ func (r *Draws) Holds(seed uint64) bool {
 		return false
 	}
 	d := NewDice(seed)
+	var seen prefixRing
 	var agent, kind string
 	var pre uint64
 	for i := range r.list {
 		x := &r.list[i]
 		if i == 0 || x.Agent != agent || x.Kind != kind {
 			agent, kind = x.Agent, x.Kind
-			pre = d.prefix(agent, kind)
+			pre = seen.prefix(d, agent, kind)
 		}
 		if chanceAfter(x.P, pre, x.Item, x.Attempt) != x.Happened {
 			return false
 		}
 	}
 	return true
+}
+
+// prefixRing remembers the key prefixes of the last few agents and kinds
+// one seed drew: a tool call draws its fault kinds in turn, and the next
+// call of the tool draws them again.
+type prefixRing struct {
+	n, next int
+	ring    [12]struct {
+		agent, kind string
+		pre         uint64
+	}
+}
+
+// prefix is d.prefix(agent, kind), remembered.
+func (p *prefixRing) prefix(d Dice, agent, kind string) uint64 {
+	for i := range p.n {
+		if e := &p.ring[i]; e.kind == kind && e.agent == agent {
+			return e.pre
+		}
+	}
+	e := &p.ring[p.next]
+	e.agent, e.kind, e.pre = agent, kind, d.prefix(agent, kind)
+	p.next = (p.next + 1) % len(p.ring)
+	p.n = max(p.n, p.next)
+	return e.pre
 }

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"strconv"
 	"testing"
 )
 
@@ -94,5 +95,43 @@ func TestChanceAfterPrefix(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestHoldsRemembersPrefixes: Holds, which remembers the prefixes of the
+// last agents and kinds it drew, says what drawing every recorded draw
+// afresh under the other seed says, on a record of more agents and kinds
+// than it remembers, drawn in turn.
+func TestHoldsRemembersPrefixes(t *testing.T) {
+	var rec Draws
+	d := NewDice(3).Recording(&rec)
+	for round := range 3 {
+		for i := range 15 {
+			agent := []string{"intake", "action", "boundary"}[i%3]
+			kind := "fault:tool:" + strconv.Itoa(i%5) // each kind drawn by three agents
+			d.Chance(0.02, agent, kind, "E"+strconv.Itoa(round), round%2)
+		}
+	}
+	afresh := func(seed uint64) bool {
+		o := NewDice(seed)
+		for _, x := range rec.List() {
+			if o.Chance(x.P, x.Agent, x.Kind, x.Item, x.Attempt) != x.Happened {
+				return false
+			}
+		}
+		return true
+	}
+	holds := 0
+	for seed := uint64(0); seed < 300; seed++ {
+		want := afresh(seed)
+		if got := rec.Holds(seed); got != want {
+			t.Fatalf("seed %d: Holds %v, drawing afresh %v", seed, got, want)
+		}
+		if want {
+			holds++
+		}
+	}
+	if holds == 0 || holds == 300 {
+		t.Errorf("the record held under %d of 300 seeds: the test shows nothing", holds)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -168,6 +169,27 @@ func TestSchemaCheck(t *testing.T) {
 	find, _ := toyRegistry(t).Tool("find_note")
 	if e := find.Args.Check(Args{"id": ""}); e == nil || e.Message != "missing field id (or text)" {
 		t.Errorf("anyOf: %v", e)
+	}
+	// Items are checked unnamed and a failing one again, named: the
+	// message names the item and the field in it.
+	lines := Object("", Prop("lines", true, Schema{Type: TypeArray, Items: Object("",
+		Prop("sku", true, Schema{Type: TypeString, NonEmpty: true}), Prop("qty", true, Schema{Type: TypeNumber}))}))
+	for _, tc := range []struct {
+		items []any
+		want  string
+	}{
+		{[]any{map[string]any{"sku": "A", "qty": 1.0}, map[string]any{"sku": "B", "qty": 2.0}}, ""},
+		{[]any{map[string]any{"sku": "A", "qty": 1.0}, map[string]any{"sku": "", "qty": 2.0}}, "missing field lines[1].sku"},
+		{[]any{map[string]any{"sku": "A", "qty": "1"}}, "field lines[0].qty: want number, got string"},
+		{[]any{map[string]any{"sku": "A", "qty": 1.0}, "B"}, "field lines[1]: want object, got string"},
+	} {
+		got := ""
+		if e := lines.Check(Args{"lines": tc.items}); e != nil {
+			got = e.Message
+		}
+		if got != tc.want {
+			t.Errorf("lines %v: Check = %q, want %q", tc.items, got, tc.want)
+		}
 	}
 }
 
@@ -406,5 +428,126 @@ func TestFaultDrawsFollowAgent(t *testing.T) {
 	}
 	if fired == 0 || fired == 64 {
 		t.Errorf("%d of 64 calls timed out: the test shows nothing", fired)
+	}
+}
+
+// TestSeedsMetAgain: a sandbox that runs trial seeds in turn, meeting
+// each again with the fault draws' prefixes its registry kept for it,
+// answers each run exactly as a sandbox of a new registry does.
+func TestSeedsMetAgain(t *testing.T) {
+	reg := toyRegistry(t)
+	cfg := Config{Faults: FaultRates{"*": {TimeoutBeforeCommit: 0.2, TimeoutAfterCommit: 0.2, Unavailable: 0.1, Latency: 0.2}}}
+	play := func(s *Sandbox) string {
+		var out []byte
+		for i := range 40 {
+			agent := []string{"scribe", "reader"}[i%2]
+			res, err := s.Call(agent, "find_note", "E"+strconv.Itoa(i%4), Args{"id": "N-0001"}, "", i%3)
+			out = fmt.Appendf(out, "%d %v %v\n", i, res, err)
+		}
+		fired, err := json.Marshal(s.Fired())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%s%s\n%d", out, fired, s.Clock().Elapsed())
+	}
+	used := newSandbox(reg)
+	runs := map[uint64]string{}
+	for _, seed := range []uint64{1, 2, 1, 3, 2, 2, 1} {
+		used.reset(nil, cfg, NewDice(seed), nil)
+		got := play(used)
+		used.empty()
+		fresh := newSandbox(toyRegistry(t))
+		fresh.reset(nil, cfg, NewDice(seed), nil)
+		if want := play(fresh); got != want {
+			t.Fatalf("seed %d met again differs from a new sandbox:\n%s\nwant\n%s", seed, got, want)
+		}
+		runs[seed] = got
+	}
+	if runs[1] == runs[2] || runs[2] == runs[3] {
+		t.Error("two seeds gave the same run: the test shows nothing")
+	}
+}
+
+// BenchmarkCallSeeds is a run's worth of faulty calls on a sandbox reset
+// for each of a sweep's trial seeds in turn.
+func BenchmarkCallSeeds(b *testing.B) {
+	reg := toyRegistry(b)
+	cfg := Config{Faults: FaultRates{"*": {TimeoutBeforeCommit: 0.02, TimeoutAfterCommit: 0.02, Refusal: 0.02, Unavailable: 0.02, RateLimit: 0.02, Latency: 0.02}}}
+	s := newSandbox(reg)
+	args := Args{"id": "N-0001"}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		s.reset(nil, cfg, NewDice(uint64(i%64)), nil)
+		for c := range 8 {
+			s.Call("reader", "find_note", "E"+strconv.Itoa(c), args, "", 0)
+		}
+		s.empty()
+	}
+}
+
+// TestIDsPastKept: ids come in order, four digits at least, the same
+// whether the registry kept them or the sandbox writes them, and after
+// the highest authored id.
+func TestIDsPastKept(t *testing.T) {
+	reg := toyRegistry(t)
+	for _, tc := range []struct {
+		initial *State
+		first   int
+	}{
+		{nil, 1},
+		{&State{Records: &notes{Notes: []note{{ID: "N-0060", Text: "authored"}}}}, 61},
+		{&State{Records: &notes{Notes: []note{{ID: "N-12000", Text: "authored"}}}}, 12001},
+	} {
+		s := New(reg, tc.initial, Config{}, NewDice(1), nil)
+		for n := tc.first; n < tc.first+keptIDs+8; n++ {
+			res, err := s.Call("scribe", "write_note", "E1", Args{"text": "x"}, "", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf("N-%04d", n); res["note_id"] != want {
+				t.Fatalf("id %d: got %v, want %s", n, res["note_id"], want)
+			}
+		}
+		s.Recycle()
+	}
+}
+
+// TestSeedsShared: sandboxes of one registry drawing the same seeds at
+// once (their prefixes computed by whichever draws first) fire what a
+// sandbox of a registry of its own fires.
+func TestSeedsShared(t *testing.T) {
+	reg := toyRegistry(t)
+	cfg := Config{Faults: FaultRates{"*": {TimeoutBeforeCommit: 0.2, Unavailable: 0.2, Latency: 0.2}}}
+	play := func(s *Sandbox) string {
+		for i := range 30 {
+			agent := []string{"scribe", "reader"}[i%2]
+			s.Call(agent, "find_note", "E"+strconv.Itoa(i%4), Args{"id": "N-0001"}, "", i%3)
+		}
+		fired, _ := json.Marshal(s.Fired())
+		return string(fired)
+	}
+	want := make([]string, 8)
+	for seed := range want {
+		s := newSandbox(toyRegistry(t))
+		s.reset(nil, cfg, NewDice(uint64(seed)), nil)
+		want[seed] = play(s)
+	}
+	errs := make(chan string, 4*len(want))
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for seed := range want {
+				s := New(reg, nil, cfg, NewDice(uint64(seed)), nil)
+				if got := play(s); got != want[seed] {
+					errs <- fmt.Sprintf("seed %d: fired %s, want %s", seed, got, want[seed])
+				}
+				s.Recycle()
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }

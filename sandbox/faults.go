@@ -101,7 +101,10 @@ func (s *Sandbox) draws(t, k int, agent, item string, attempt int) bool {
 		pre.agent, pre.have = agent, 0
 	}
 	if pre.have&(1<<k) == 0 {
-		pre.h[k] = s.dice.prefix(agent, s.reg.faultKeys[t][k])
+		if s.seedPre == nil {
+			s.seedPre = s.reg.prefixesOf(s.dice.Seed())
+		}
+		pre.h[k] = s.reg.prefix(s.seedPre, s.dice, t, k, agent)
 		pre.have |= 1 << k
 	}
 	ok := chanceAfter(p, pre.h[k], item, attempt)

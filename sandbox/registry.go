@@ -103,8 +103,14 @@ type Registry struct {
 	byName     map[string]int
 	kindOf     []int // per tool, the index of its record kind (-1 for reads)
 	faultKeys  [][numDrawn]string
-	refusalKey []string // which refusal code
-	retryKey   []string // how long a rate limit asks to wait
+	refusalKey []string   // which refusal code
+	retryKey   []string   // how long a rate limit asks to wait
+	ids        [][]string // per record kind, its first ids (see [Sandbox.newID])
+	// agentBase is, per tool, the first of its agents' slots in a
+	// seedPrefixes table; prefixes holds the tables.
+	agentBase  []int
+	agentSlots int
+	prefixes   prefixTables
 	pool       sync.Pool
 }
 
@@ -123,6 +129,7 @@ func NewRegistry(s Setup) (*Registry, error) {
 			errs = append(errs, fmt.Errorf("registry: record kind %d %q: want a unique name and a prefix", i, k.Name))
 		}
 		kindIdx[k.Name] = i
+		r.ids = append(r.ids, firstIDs(k.Prefix))
 	}
 	for i := range r.tools {
 		t := &r.tools[i]
@@ -142,6 +149,8 @@ func NewRegistry(s Setup) (*Registry, error) {
 			}
 		}
 		r.kindOf = append(r.kindOf, k)
+		r.agentBase = append(r.agentBase, r.agentSlots)
+		r.agentSlots += len(t.Agents)
 		var keys [numDrawn]string
 		for f, kind := range drawnKinds {
 			keys[f] = FaultKey(t.Name, kind)

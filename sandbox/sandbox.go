@@ -35,6 +35,9 @@ type Sandbox struct {
 	tx      Tx
 	seenFn  func(kind int, id string) // s.seen, bound once
 	free    bool                      // recycled: in the pool, not to be recycled again
+	// seedPre is the registry's table of the prefixes of the dice's seed
+	// (see [Registry.prefixesOf]), taken at the first draw.
+	seedPre *seedPrefixes
 }
 
 // New returns a sandbox over reg holding a deep copy of initial, injecting
@@ -69,7 +72,7 @@ func (s *Sandbox) reset(initial *State, cfg Config, dice Dice, clock *Clock) {
 	s.reg.compileRates(s.rates, cfg.Faults)
 	if seed := dice.Seed(); seed != s.preSeed {
 		clear(s.pre) // the prefixes start from the seed: a run of the same trial keeps them
-		s.preSeed = seed
+		s.preSeed, s.seedPre = seed, nil
 	}
 	if s.latency <= 0 {
 		s.latency = DefaultLatency

@@ -223,13 +223,16 @@ func (s *Schema) checkArray(v any, name string) *Error {
 		return nil
 	}
 	for i, x := range items {
+		// An item is checked unnamed; only a failing one is named (and
+		// checked again, to say where it fails).
+		if x != nil && s.Items.checkValue(x, "", true) == nil {
+			continue
+		}
 		iname := name + "[" + strconv.Itoa(i) + "]"
 		if x == nil {
 			return Invalid("field " + iname + ": want " + string(s.Items.Type) + ", got null")
 		}
-		if e := s.Items.checkValue(x, iname, true); e != nil {
-			return e
-		}
+		return s.Items.checkValue(x, iname, true)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +30,24 @@ type Encoder struct {
 	// arguments recur in a few shapes, and an object of a known shape is
 	// written by looking its keys up in order instead of sorting them.
 	orders [smallObject + 1][orderWays]*keyOrder
+	// kept remembers the encodings of objects that never change
+	// ([Encoder.EncodeKept]), by the object's identity.
+	kept [keptSlots]keptEncoding
+}
+
+// keptSlots is how many encodings an Encoder remembers for EncodeKept:
+// an object's slot is the top keptBits bits of its address, hashed.
+const (
+	keptBits  = 6
+	keptSlots = 1 << keptBits
+)
+
+// keptEncoding is an object's encoding; the encoding holds the object so
+// that its address names no other object while it is remembered.
+type keptEncoding struct {
+	m    map[string]any
+	addr uintptr
+	raw  []byte
 }
 
 // orderWays bounds the shapes an Encoder remembers per number of keys (it
@@ -87,6 +106,30 @@ func PutEncoder(e *Encoder) {
 func (e *Encoder) Encode(v any) []byte {
 	e.buf = e.Value(e.buf[:0], v)
 	return slices.Clone(e.buf)
+}
+
+// EncodeKept returns m's encoding, as [Encoder.Encode] does, for an
+// object that never changes once encoded (a tool result a memo hands out
+// again and again): an Encoder remembers the last few such encodings by
+// the object's identity and returns them again. The bytes are shared:
+// they must not be changed.
+func (e *Encoder) EncodeKept(m map[string]any) []byte {
+	if m == nil {
+		return e.Encode(m)
+	}
+	addr := reflect.ValueOf(m).Pointer()
+	slot := &e.kept[(uint64(addr)*0x9e3779b97f4a7c15)>>(64-keptBits)]
+	if slot.m != nil && slot.addr == addr {
+		return slot.raw
+	}
+	lossy := e.lossy
+	e.lossy = false
+	raw := slices.Clip(e.Encode(m))
+	if !e.lossy { // a lossy encoding is written again, and marks the encoder again
+		*slot = keptEncoding{m: m, addr: addr, raw: raw}
+	}
+	e.lossy = e.lossy || lossy
+	return raw
 }
 
 // Lossy reports whether a value written since the encoder was taken from

@@ -2,6 +2,7 @@ package jsontext
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -239,5 +240,50 @@ func BenchmarkEncodeResult(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = e.Encode(m)
+	}
+}
+
+// TestEncodeKept: EncodeKept writes what Encode writes, for more objects
+// than it remembers, asked again and again in turn; an object asked again
+// gets the bytes it got; a lossy object is written (and marks the encoder)
+// every time.
+func TestEncodeKept(t *testing.T) {
+	objs := make([]map[string]any, 3*keptSlots)
+	for i := range objs {
+		objs[i] = map[string]any{"id": "R-" + strconv.Itoa(i), "n": float64(i), "lines": []any{map[string]any{"sku": "A", "qty": 1.5}}}
+	}
+	e := GetEncoder()
+	defer PutEncoder(e)
+	first := make([][]byte, len(objs))
+	for round := range 3 {
+		for i, m := range objs {
+			got := e.EncodeKept(m)
+			if want := e.Encode(m); string(got) != string(want) {
+				t.Fatalf("round %d object %d: EncodeKept wrote %s, Encode %s", round, i, got, want)
+			}
+			if round == 0 {
+				first[i] = got
+			} else if string(got) != string(first[i]) {
+				t.Fatalf("round %d object %d: %s, first %s", round, i, got, first[i])
+			}
+		}
+	}
+	hits := 0
+	for i := range objs[:keptSlots] {
+		again := e.EncodeKept(objs[i])
+		if len(again) > 0 && &again[0] == &e.EncodeKept(objs[i])[0] {
+			hits++
+		}
+	}
+	if hits == 0 {
+		t.Error("no object's encoding was remembered")
+	}
+	nan := map[string]any{"x": math.NaN()}
+	for range 2 {
+		f := GetEncoder()
+		if got := f.EncodeKept(nan); string(got) != `{"x":null}` || !f.Lossy() {
+			t.Errorf("NaN object: %s, lossy %v", got, f.Lossy())
+		}
+		PutEncoder(f)
 	}
 }

@@ -308,3 +308,66 @@ func TestRecordGoldenShape(t *testing.T) {
 		t.Errorf("intake golden %+v", goldens[0].Input)
 	}
 }
+
+// TestEmitCopiesForSeamsOnly: the clean emitter writes a result's values
+// into the message as they are, an emitter whose Emit seam may act (here
+// one that acts nowhere, so the bytes must agree) copies them first; both
+// write the same bytes for every golden result on every edge it goes out
+// on, and a seam that changes its copy leaves the result as it was.
+func TestEmitCopiesForSeamsOnly(t *testing.T) {
+	scs, _, err := DefaultScenarios()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New()
+	idle := mission.NewBuild(hook{}, nil)
+	scribble := mission.NewBuild(hook{emit: func(_ mission.Edge, msg *mission.Message) {
+		p := msg.Object("payload")
+		for _, k := range []string{"flags", "lines", "currency"} {
+			v, _ := p.Get(k)
+			if l, ok := v.([]any); ok && len(l) > 0 {
+				if line, ok := l[0].(*mission.Message); ok {
+					line.Set("sku", "scribbled")
+				}
+				l[len(l)-1] = "scribbled" // in place
+			}
+			p.Set(k, "scribbled")
+		}
+	}}, nil)
+	emitted := 0
+	for _, sc := range scs[:12] {
+		goldens, err := recordGolden(m, sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range goldens {
+			before, err := json.Marshal(g.Result)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, es := range spec().Edges {
+				e := es.Edge()
+				if e.From != g.Agent {
+					continue
+				}
+				clean, err1 := m.Emit(mission.Clean(), e, g.Item, g.Result)
+				copied, err2 := m.Emit(idle, e, g.Item, g.Result)
+				if (err1 == nil) != (err2 == nil) || string(clean) != string(copied) {
+					t.Fatalf("%s %s on %s: clean emitter wrote %s (%v), copying one %s (%v)", sc.ID, g.Item, e, clean, err1, copied, err2)
+				}
+				if err1 == nil {
+					emitted++
+				}
+				if _, err := m.Emit(scribble, e, g.Item, g.Result); err != nil && err1 == nil {
+					t.Fatal(err)
+				}
+			}
+			if after, _ := json.Marshal(g.Result); string(after) != string(before) {
+				t.Fatalf("%s %s: emitting changed the result:\n%s\nwas\n%s", sc.ID, g.Item, after, before)
+			}
+		}
+	}
+	if emitted == 0 {
+		t.Fatal("no golden result was emitted: the test shows nothing")
+	}
+}
