@@ -43,8 +43,7 @@ func perAgentContracts(p Params) Design {
 			} else {
 				lv := p.level(in)
 				for _, o := range outcomes {
-					checkEmitted(in.Contracts, lv, o, &v)
-					checkParsed(in.Contracts, lv, o, &v)
+					in.Scorecards.checkContracts(in.Contracts, lv, o, &v)
 				}
 			}
 			finish(&v, start)

@@ -88,11 +88,11 @@ type Input struct {
 	// the clean build's, prepared on demand. A design never learns why a
 	// golden is what it is.
 	Golden []mission.Golden
-	// Scorecards, when set, remembers across the designs of one (build,
-	// scenario, trial) the scorecard of each core run they score: a caller
-	// that serves designs A and C the same core run (the same
-	// *mission.CoreRun) has it scored once. A verdict is the same with
-	// and without it.
+	// Scorecards, when set, remembers the scorecard of each core run the
+	// designs score, and design C's contract checks of it: a caller that
+	// serves designs A and C, or the items of several trials, the same
+	// core run (the same *mission.CoreRun) has it scored and checked once.
+	// A verdict is the same with and without it.
 	Scorecards *Scorecards
 }
 

@@ -53,7 +53,7 @@ func variantName(name string, p Params) string {
 
 // coreOutcome is one agent-item run alone and whether its scorecard held.
 type coreOutcome struct {
-	golden mission.Golden
+	golden *mission.Golden // the caller's, by identity (see [Scorecards])
 	run    *mission.CoreRun
 	failed bool
 }
@@ -87,7 +87,7 @@ func runAgents(in Input, p Params, v *Verdict) ([]coreOutcome, error) {
 		if p.wire() {
 			scoreWire(g, cr, v)
 		}
-		out = append(out, coreOutcome{golden: g, run: cr, failed: len(v.Findings) > before})
+		out = append(out, coreOutcome{golden: &golden[i], run: cr, failed: len(v.Findings) > before})
 	}
 	v.Matchers = counts
 	return out, nil

@@ -82,10 +82,81 @@ func TestScorecardsAsScored(t *testing.T) {
 	}
 }
 
+// TestScorecardsByIdentity: an entry is found by the run's identity, so
+// a run object changed in place (as a pool recycling it would) gets its
+// old scorecard and contract checks until Reset, and is scored afresh
+// after it (why a caller resets when the runs it serves change, and never
+// recycles a run the memo holds); the bound forgets everything.
+func TestScorecardsByIdentity(t *testing.T) {
+	m := invoice.New()
+	sc := scenarios(t)[0]
+	in := testInput(t, sc, m)
+	golden, err := goldenFor(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &golden[0]
+	cr, err := m.RunCore(context.Background(), mission.Clean(), g.Agent, sc, g.Input, in.Seed, in.Env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cr.Emitted) == 0 {
+		t.Fatalf("%s %s emitted nothing: no contract check to remember", g.Agent, g.Item)
+	}
+	spec := m.Spec()
+	judge := func(cards *Scorecards) Verdict {
+		var v Verdict
+		v.Matchers = &MatcherCounts{}
+		cards.score(spec, g, cr, v.Matchers, &v)
+		cards.checkContracts(in.Contracts, in.Level, coreOutcome{golden: g, run: cr, failed: len(v.Findings) > 0}, &v)
+		return v
+	}
+	cards := &Scorecards{}
+	first := judge(cards)
+	if cards.Len() != 2 {
+		t.Fatalf("%d entries after scoring and checking one run, want 2", cards.Len())
+	}
+	// Recycle the run: the same object, another run's content.
+	cr.Result = nil
+	for e := range cr.Emitted {
+		cr.Emitted[e] = []byte("{}")
+	}
+	fresh := judge(nil)
+	if cmp.Equal(first, fresh) {
+		t.Fatal("the changed run judges as before: the test shows nothing")
+	}
+	if d := cmp.Diff(first, judge(cards)); d != "" {
+		t.Errorf("before Reset, the memo should serve the run's first judgement (-first +served):\n%s", d)
+	}
+	cards.Reset()
+	if d := cmp.Diff(fresh, judge(cards)); d != "" {
+		t.Errorf("after Reset, a stale entry was served (-fresh +served):\n%s", d)
+	}
+	cards = &Scorecards{m: map[scoreKey]scorecard{}}
+	for cards.Len() < scorecardsMax {
+		cards.m[scoreKey{run: &mission.CoreRun{}}] = scorecard{}
+	}
+	judge(cards)
+	if cards.Len() > 2 {
+		t.Errorf("full at %d entries, the memo holds %d after one more run, want everything forgotten", scorecardsMax, cards.Len())
+	}
+	cards.m[scoreKey{run: &mission.CoreRun{}}] = scorecard{}
+	cards.Retain(func(r *mission.CoreRun) bool { return r == cr })
+	if cards.Len() != 2 {
+		t.Errorf("Retain of the run left %d entries, want its 2", cards.Len())
+	}
+	cards.Retain(func(*mission.CoreRun) bool { return false })
+	if cards.Len() != 0 {
+		t.Errorf("Retain of no run left %d entries", cards.Len())
+	}
+}
+
 // BenchmarkScorecards evaluates designs A and C on one unit of each of
 // eight scenarios, the core runs shared as a sweep's unit shares them:
 // "alone" scores every core run in each design, "shared" with the unit's
-// scorecards (C reads A's). One op is the eight units.
+// scorecards (C reads A's), "served" with scorecards kept from unit to
+// unit, as a worker keeps them for a group whose later trials are served
+// the same runs. One op is the eight units.
 func BenchmarkScorecards(b *testing.B) {
 	var ds []Design
 	for _, id := range []string{"A", "C"} {
@@ -100,7 +171,8 @@ func BenchmarkScorecards(b *testing.B) {
 	for _, bm := range []struct {
 		name  string
 		cards *Scorecards
-	}{{"alone", nil}, {"shared", &Scorecards{}}} {
+		keep  bool
+	}{{"alone", nil, false}, {"shared", &Scorecards{}, false}, {"served", &Scorecards{}, true}} {
 		b.Run(bm.name, func(b *testing.B) {
 			// The units' core runs, executed once: the benchmark measures
 			// the designs' scoring, not the mission.
@@ -116,7 +188,9 @@ func BenchmarkScorecards(b *testing.B) {
 					for _, d := range ds {
 						evaluate(b, d, in)
 					}
-					bm.cards.Reset()
+					if !bm.keep {
+						bm.cards.Reset()
+					}
 				}
 			}
 		})

@@ -60,7 +60,9 @@
 // The items of one (build, scenario, trial) run on one worker and share
 // their executions: the observation run is design B's integrated run (its
 // end state checked once), and design A's core runs are design C's, scored
-// once (see itemMission and designs.Scorecards). Runs are
+// once (see itemMission and designs.Scorecards; a run served from another
+// trial comes with its scorecards, contract checks, hashes and
+// coordination verdicts, derived when it executed). Runs are
 // deterministic, so this changes no result; a test compares results with
 // sharing on and off, and Replay never shares. A shared run is timed once,
 // when it executes, and its duration is charged to every item that uses

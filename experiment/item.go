@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/baton-lab/baton/coordination"
 	"github.com/baton-lab/baton/designs"
 	"github.com/baton-lab/baton/internal/jsontext"
 	"github.com/baton-lab/baton/mission"
@@ -72,7 +73,10 @@ func (pl *plan) evaluate(ctx context.Context, u unit, slot int, memo *unitMemo) 
 		if it.TraceHash, it.EndHash, err = memo.hashes(run); err != nil {
 			return nil, fmt.Errorf("item %s: %w", id, err)
 		}
-		if it.Coordination, err = pl.observeCoordination(id, b.Info.ID, sc, run, it.Success, it.TraceHash); err != nil {
+		it.Coordination, err = memo.coordination(run, sc, it.Success, func() ([]coordination.Verdict, error) {
+			return pl.observeCoordination(id, b.Info.ID, sc, run, it.Success, it.TraceHash)
+		})
+		if err != nil {
 			return nil, fmt.Errorf("item %s: %w", id, err)
 		}
 		out.run = run

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/baton-lab/baton/coordination"
 	"github.com/baton-lab/baton/designs"
 	"github.com/baton-lab/baton/internal/xxh64"
 	"github.com/baton-lab/baton/mission"
@@ -102,8 +103,14 @@ type unitMemo struct {
 	// trials, when set, holds the worker's runs of other trials of the
 	// unit's build and scenario (see [trialMemo]).
 	trials *trialMemo
-	// scorecards are the unit's designs' scorecards of its core runs.
+	// scorecards are the designs' scorecards of the core runs they scored:
+	// the unit's, and with a trial memo the group's (its held runs are
+	// served to the group's later units, scored already) and those of the
+	// twins' runs served (held to the end of the sweep and served to the
+	// units of other builds).
 	scorecards designs.Scorecards
+	// twinRuns are the twins' core runs served to the worker's units.
+	twinRuns map[*mission.CoreRun]bool
 }
 
 // cards returns the unit's scorecards; none without a memo.
@@ -123,7 +130,9 @@ func newUnitMemo(share bool) *unitMemo {
 func (m *unitMemo) reset() {
 	m.run = nil
 	m.twin, m.ran, m.served, m.fromTrials = nil, 0, 0, 0
-	m.scorecards.Reset()
+	if m.trials == nil {
+		m.scorecards.Reset()
+	}
 	clear(m.cores)
 	clear(m.jsonl)
 	clear(m.kept)
@@ -135,6 +144,19 @@ func (m *unitMemo) reset() {
 	clear(m.runs)
 	m.runs = m.runs[:0]
 }
+
+// enter readies m for a unit of (build, scenario) after reset: a new
+// group drops the trial memo's runs and the scorecards of any run but a
+// twin's.
+func (m *unitMemo) enter(build, scenario int) {
+	if m.trials.enter(build, scenario) {
+		m.scorecards.Retain(m.isTwinRun)
+	}
+}
+
+// isTwinRun reports whether cr is a twin's core run served to one of the
+// worker's units.
+func (m *unitMemo) isTwinRun(cr *mission.CoreRun) bool { return m.twinRuns[cr] }
 
 // executed records the trace of a run the unit executed.
 func (m *unitMemo) executed(t *mission.Trace) {
@@ -178,6 +200,10 @@ func (m *unitMemo) fromTwin() (*sharedCore, bool) {
 		m.cores = map[string]*sharedCore{}
 	}
 	m.cores[string(m.key)] = &h.core
+	if m.twinRuns == nil {
+		m.twinRuns = map[*mission.CoreRun]bool{}
+	}
+	m.twinRuns[h.core.run] = true
 	return &h.core, true
 }
 
@@ -224,6 +250,34 @@ type sharedRun struct {
 	checked bool
 	// hashed is the run's hashes, once computed (see [unitMemo.hashes]).
 	hashed *runHashed
+	// coord is the run's coordination verdicts, once derived (coordJudged;
+	// see [unitMemo.coordination]), for scenario coordSc and success
+	// coordOK.
+	coord       []coordination.Verdict
+	coordSc     *mission.Scenario
+	coordOK     bool
+	coordJudged bool
+}
+
+// coordination returns the coordination verdicts of an observation run of
+// scenario sc, derived with derive once for the unit's shared run, which
+// other trials' units may be served (see [trialMemo]): its verdicts are
+// a function of its trace, cost, scenario and success alone (see
+// [verdictMemo]).
+func (m *unitMemo) coordination(run *mission.Run, sc *mission.Scenario, success bool, derive func() ([]coordination.Verdict, error)) ([]coordination.Verdict, error) {
+	r := m.sharedRun()
+	if r == nil || r.run != run {
+		return derive()
+	}
+	if !r.coordJudged || r.coordSc != sc || r.coordOK != success {
+		vs, err := derive()
+		if err != nil {
+			return nil, err
+		}
+		r.coord, r.coordSc, r.coordOK, r.coordJudged = slices.Clone(vs), sc, success, true
+		return vs, nil
+	}
+	return slices.Clone(r.coord), nil
 }
 
 // runHashed is what [runHashes] gave for a shared run: its hashes, and the
@@ -539,10 +593,10 @@ func newTrialMemo() *trialMemo {
 }
 
 // enter makes the memo the memo of (build, scenario), dropping the runs of
-// another group and recycling their traces.
-func (t *trialMemo) enter(build, scenario int) {
+// another group and recycling their traces, and reports whether it did.
+func (t *trialMemo) enter(build, scenario int) bool {
 	if t == nil || t.build == build && t.scenario == scenario {
-		return
+		return false
 	}
 	t.build, t.scenario = build, scenario
 	for _, tr := range t.traces {
@@ -554,6 +608,7 @@ func (t *trialMemo) enter(build, scenario int) {
 	t.run = t.run[:0]
 	clear(t.cores)
 	t.size = 0
+	return true
 }
 
 // trialsFor returns the unit's trial memo for a run in env of an item in

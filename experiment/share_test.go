@@ -2,10 +2,12 @@ package experiment
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/baton-lab/baton/coordination"
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/mission/invoice"
 	"github.com/baton-lab/baton/sandbox"
@@ -100,5 +102,157 @@ func TestSharedRunCheckedOnce(t *testing.T) {
 	item().Check(sc, other)
 	if m.checks != 2 {
 		t.Errorf("another end state: %d checks in all, want 2", m.checks)
+	}
+}
+
+// sameVerdicts evaluates u's design items with memo and with ref (nil:
+// no memo) and reports the verdicts that differ, wall time aside.
+func sameVerdicts(t *testing.T, pl *plan, u unit, memo, ref *unitMemo) {
+	t.Helper()
+	for slot := 1; slot < pl.slots(); slot++ {
+		got, err := pl.evaluate(context.Background(), u, slot, memo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := pl.evaluate(context.Background(), u, slot, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.verdict.WallNS, want.verdict.WallNS = 0, 0
+		if d := cmp.Diff(want.verdict, got.verdict); d != "" {
+			t.Errorf("%s: verdict with the memo differs (-reference +memo):\n%s", got.row.id, d)
+		}
+	}
+}
+
+// TestScorecardsKeptForTheGroup: with a trial memo, a worker's scorecards
+// outlive its units of one (build, scenario), whose later trials are
+// served the runs it holds, and are dropped with those runs when the
+// group changes; without one, each unit starts with none. Every verdict
+// is the one evaluated without a memo.
+func TestScorecardsKeptForTheGroup(t *testing.T) {
+	pl := preparedPlan(t, "name: x\ntrials: 3\ndesigns: [A, C]\nscenarios:\n  ids: [S01, S14]\n")
+	evaluate := func(u unit, memo *unitMemo) { sameVerdicts(t, pl, u, memo, nil) }
+	const build = 1
+	memo := newUnitMemo(true)
+	memo.trials = newTrialMemo()
+	fromTrials := 0
+	for si := range pl.scenarios {
+		for trial := 1; trial <= pl.trials; trial++ {
+			before := memo.scorecards.Len()
+			memo.reset()
+			memo.enter(build, si)
+			switch n := memo.scorecards.Len(); {
+			case trial == 1 && n != 0:
+				t.Errorf("%s: %d scorecards of another group on entering %s", pl.scenarios[si].ID, n, pl.scenarios[si].ID)
+			case trial > 1 && n != before:
+				t.Errorf("%s trial %d: %d scorecards after the reset, want the group's %d", pl.scenarios[si].ID, trial, n, before)
+			}
+			evaluate(pl.unitAt(pl.unitIndex(build, si, trial)), memo)
+			fromTrials += memo.fromTrials
+			if memo.scorecards.Len() == 0 {
+				t.Errorf("%s trial %d: no scorecard kept", pl.scenarios[si].ID, trial)
+			}
+		}
+	}
+	if fromTrials == 0 {
+		t.Error("no run served from another trial: the group's scorecards were never read")
+	}
+
+	alone := newUnitMemo(true)
+	evaluate(pl.unitAt(pl.unitIndex(build, 0, 1)), alone)
+	alone.reset()
+	if n := alone.scorecards.Len(); n != 0 {
+		t.Errorf("without a trial memo, %d scorecards outlive the unit", n)
+	}
+}
+
+// TestSharedRunJudgedOnce: a shared integrated run's coordination
+// verdicts are derived once and handed out as copies; another run, or the
+// same run judged for another scenario or success, is derived afresh.
+func TestSharedRunJudgedOnce(t *testing.T) {
+	scs, _, err := invoice.New().Scenarios()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, other := &mission.Run{}, &mission.Run{}
+	memo := newUnitMemo(true)
+	memo.run = &sharedRun{run: run}
+	derived := 0
+	derive := func() ([]coordination.Verdict, error) {
+		derived++
+		return []coordination.Verdict{coordination.Pass, coordination.Fail}, nil
+	}
+	for _, c := range []struct {
+		run     *mission.Run
+		sc      *mission.Scenario
+		success bool
+		derived int
+	}{{run, scs[0], true, 1}, {run, scs[0], true, 1}, {other, scs[0], true, 2}, {run, scs[0], false, 3}, {run, scs[1], false, 4}, {run, scs[1], false, 4}} {
+		vs, err := memo.coordination(c.run, c.sc, c.success, derive)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []coordination.Verdict{coordination.Pass, coordination.Fail}; !slices.Equal(vs, want) {
+			t.Errorf("verdicts %v, want %v", vs, want)
+		}
+		vs[0] = coordination.Fail // a caller's copy
+		if derived != c.derived {
+			t.Errorf("%d derivations, want %d", derived, c.derived)
+		}
+	}
+}
+
+// TestScorecardsKeepTwinRuns: the scorecards of the twins' core runs,
+// held to the end of the sweep, outlive a group change (the units of
+// other builds are served the same runs), those of the group's own runs
+// do not; the verdicts served with them are the ones a unit served the
+// same runs with scorecards of its own gives. (The twin here serves every
+// core run, reachable or not: the verdicts are not the build's own.)
+func TestScorecardsKeepTwinRuns(t *testing.T) {
+	pl := preparedPlan(t, "name: x\ntrials: 1\ndesigns: [A, C]\nscenarios:\n  ids: [S01, S14]\n")
+	clean := newUnitMemo(true)
+	for slot := 1; slot < pl.slots(); slot++ {
+		if _, err := pl.evaluate(context.Background(), pl.unitAt(pl.unitIndex(0, 0, 1)), slot, clean); err != nil {
+			t.Fatal(err)
+		}
+	}
+	twin := map[string]*heldCore{} // as the selection holds them: copies
+	for k, c := range clean.cores {
+		run := *c.run
+		twin[k] = &heldCore{core: sharedCore{run: &run}, covers: newBitset(len(pl.builds))}
+	}
+	memo := newUnitMemo(true)
+	memo.trials = newTrialMemo()
+	unit := func(build, scenario int) (entered int) {
+		t.Helper()
+		memo.reset()
+		memo.enter(build, scenario)
+		entered = memo.scorecards.Len()
+		u := pl.unitAt(pl.unitIndex(build, scenario, 1))
+		fresh := newUnitMemo(true)
+		if scenario == 0 {
+			memo.twin, memo.build = twin, build
+			fresh.twin, fresh.build = twin, build
+		}
+		sameVerdicts(t, pl, u, memo, fresh)
+		return entered
+	}
+	unit(1, 0) // every core run the twin's
+	if memo.served != len(twin) {
+		t.Fatalf("%d core runs served from the twin, want its %d", memo.served, len(twin))
+	}
+	kept := memo.scorecards.Len()
+	unit(1, 1) // the group's own runs
+	own := memo.scorecards.Len() - kept
+	if own <= 0 {
+		t.Fatalf("%d scorecards of the twin's runs, %d after a unit of the group's own runs: want more", kept, memo.scorecards.Len())
+	}
+	// Another build, served the twin's runs again.
+	if n := unit(2, 0); n != kept {
+		t.Errorf("%d scorecards on entering another build's group, want the twin's %d (the last group's %d dropped)", n, kept, own)
+	}
+	if n := memo.scorecards.Len(); n != kept {
+		t.Errorf("%d scorecards after a unit served the twin's runs, want the twin's %d: scored again", n, kept)
 	}
 }

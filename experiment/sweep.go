@@ -464,7 +464,7 @@ type sweepWorker struct {
 func (wk *sweepWorker) unit(u unit, rows []row) ([]row, error) {
 	pl, sel, memo := wk.pl, wk.sel, wk.memo
 	memo.reset()
-	memo.trials.enter(u.build, u.scenario)
+	memo.enter(u.build, u.scenario)
 	var taken []takenRow
 	if sel != nil && u.build > 0 {
 		var err error
