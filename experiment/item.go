@@ -2,16 +2,15 @@ package experiment
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/baton-lab/baton/coordination"
 	"github.com/baton-lab/baton/designs"
+	"github.com/baton-lab/baton/internal/jsontext"
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/reports"
 )
@@ -24,6 +23,7 @@ type outcome struct {
 	run     *mission.Run     // observation items only
 	traces  map[string]*mission.Trace
 	memo    *unitMemo // nil outside a sweep
+	names   []string  // traceNames, once listed
 }
 
 // evaluate runs item (u, slot). A panic in the mission or a design becomes
@@ -145,21 +145,24 @@ func (o *outcome) traceBytes() ([]byte, bool, error) {
 	}
 	buf := o.memo.alloc(size)
 	for i, n := range names {
-		hdr, _ := json.Marshal(struct {
-			Run string `json:"run"`
-		}{n})
-		buf = append(buf, hdr...)
-		buf = append(buf, '\n')
+		buf = append(buf, `{"run":`...)
+		buf = jsontext.AppendString(buf, n, true) // as json.Marshal escapes it
+		buf = append(buf, "}\n"...)
 		buf = append(buf, parts[i]...)
 	}
 	return buf, true, nil
 }
 
 // traceNames lists the runs whose traces make the item's trace: the
-// integrated run alone when there is one, else every run by name.
+// integrated run alone when there is one, else every run by name. The
+// list is the item's: read only.
 func (o *outcome) traceNames() []string {
+	if o.names != nil {
+		return o.names
+	}
 	if t, ok := o.traces["integrated"]; ok && t != nil {
-		return []string{"integrated"}
+		o.names = integratedNames
+		return o.names
 	}
 	names := make([]string, 0, len(o.traces))
 	for n, t := range o.traces {
@@ -168,29 +171,38 @@ func (o *outcome) traceNames() []string {
 		}
 	}
 	slices.Sort(names)
+	o.names = names
 	return names
 }
 
-// tracesKey identifies the item's trace by the identity of the traces it
-// is made of, so items of a unit that share runs share it without
-// serialising it again.
-func (o *outcome) tracesKey() string {
+// integratedNames is traceNames of an item with an integrated run.
+var integratedNames = []string{"integrated"}
+
+// appendTracesKey appends the key that identifies the item's trace by the
+// identity of the traces it is made of, so items of a unit that share runs
+// share it without serialising it again.
+func (o *outcome) appendTracesKey(b []byte) []byte {
 	names := o.traceNames()
 	if len(names) == 1 && names[0] == "integrated" {
-		return integratedKey(o.traces["integrated"])
+		return appendIntegratedKey(b, o.traces["integrated"])
 	}
-	var b strings.Builder
 	for _, n := range names {
-		b.WriteString(n)
-		b.WriteByte('=')
-		b.WriteString(strconv.FormatUint(uint64(reflect.ValueOf(o.traces[n]).Pointer()), 16))
-		b.WriteByte(';')
+		b = append(b, n...)
+		b = append(b, '=')
+		b = strconv.AppendUint(b, uint64(reflect.ValueOf(o.traces[n]).Pointer()), 16)
+		b = append(b, ';')
 	}
-	return b.String()
+	return b
 }
 
 // integratedKey is the traces key of an item whose trace is the integrated
 // run t's.
 func integratedKey(t *mission.Trace) string {
-	return "integrated=" + strconv.FormatUint(uint64(reflect.ValueOf(t).Pointer()), 16) + ";"
+	return string(appendIntegratedKey(make([]byte, 0, 32), t))
+}
+
+func appendIntegratedKey(b []byte, t *mission.Trace) []byte {
+	b = append(b, "integrated="...)
+	b = strconv.AppendUint(b, uint64(reflect.ValueOf(t).Pointer()), 16)
+	return append(b, ';')
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/baton-lab/baton/coordination"
 	"github.com/baton-lab/baton/designs"
+	"github.com/baton-lab/baton/internal/xxh64"
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/mission/modelcore"
 	"github.com/baton-lab/baton/sandbox"
@@ -64,6 +65,7 @@ type unitMemo struct {
 	sent  map[string]bool           // trace hashes already attached to a row
 
 	trace, end []byte       // an integrated run's trace and end state while hashing
+	digest     xxh64.Digest // a trace's hash while it is written
 	records    any          // the end state's own memo (memoJSONRecords), kept across units
 	zw         *gzip.Writer // nil until a trace is compressed
 	// stored are the traces whose bytes the writer has been handed (nil:
@@ -75,6 +77,7 @@ type unitMemo struct {
 	// into it (kept bytes are hashed and compressed into a copy).
 	arena []byte
 	key   []byte // scratch for a core run's key
+	tkey  []byte // scratch for a traces key (see [outcome.appendTracesKey])
 
 	// runs are the traces of every run the unit executed, recycled when
 	// the unit is over (see [mission.Trace.Recycle]).

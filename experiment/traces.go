@@ -8,7 +8,6 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/baton-lab/baton/internal/jsontext"
 	"github.com/baton-lab/baton/internal/xxh64"
 	"github.com/baton-lab/baton/mission"
 	"github.com/baton-lab/baton/reports"
@@ -114,14 +114,14 @@ func (o *outcome) attachTrace(k keep, line bool) error {
 	}
 	line = line && k == keepBytes
 	m := o.memo
-	key := o.tracesKey()
-	sum, known := m.kept[key]
+	m.tkey = o.appendTracesKey(m.tkey[:0])
+	sum, known := m.kept[string(m.tkey)] // no string is made to look up
 	if !known {
 		var ok bool
 		if sum, ok = o.traceSum(); !ok {
 			return nil
 		}
-		m.kept[key] = sum
+		m.kept[string(m.tkey)] = sum
 	}
 	o.row.traceSHA, o.row.traceLen = sum.sha, sum.size
 	if !line && (k == keepHash || m.sent[sum.sha]) {
@@ -161,9 +161,12 @@ const TraceHashAlgorithm = "xxh64-compact-1"
 const legacyTraceHash = "sha256-jsonl"
 
 // hash64 returns b's XXH64 as 16 lower-case hex digits.
-func hash64(b []byte) string {
+func hash64(b []byte) string { return hex64(xxh64.Sum64(b)) }
+
+// hex64 returns h as 16 lower-case hex digits, big-endian.
+func hex64(h uint64) string {
 	var sum [8]byte
-	binary.BigEndian.PutUint64(sum[:], xxh64.Sum64(b))
+	binary.BigEndian.PutUint64(sum[:], h)
 	return hex.EncodeToString(sum[:])
 }
 
@@ -176,16 +179,23 @@ func (o *outcome) traceSum() (_ keptSum, ok bool) {
 	if len(names) == 0 {
 		return keptSum{}, false
 	}
-	b := o.memo.trace[:0]
+	m := o.memo
+	m.digest.Reset()
 	if len(names) == 1 && names[0] == "integrated" {
-		b = o.traces["integrated"].AppendCompact(b)
+		m.trace = o.traces["integrated"].WriteCompact(&m.digest, m.trace)
 	} else {
 		for _, n := range names {
-			b = o.traces[n].AppendCompact(mission.AppendCompactRun(b, n))
+			m.trace = mission.AppendCompactRun(m.trace[:0], n)
+			m.digest.Write(m.trace)
+			m.trace = o.traces[n].WriteCompact(&m.digest, m.trace)
 		}
 	}
-	o.memo.trace = b
-	return keptSum{hash64(b), len(b)}, true
+	return digestSum(&m.digest), true
+}
+
+// digestSum is the keptSum of what d digested.
+func digestSum(d *xxh64.Digest) keptSum {
+	return keptSum{hex64(d.Sum64()), d.Len()}
 }
 
 // traceAlgorithm returns how the store's traces were hashed: its meta
@@ -263,14 +273,19 @@ func runHashes(run *mission.Trace, end *sandbox.State, memo *unitMemo) (runHash,
 	}
 	memo.end = records
 	sum := sha256.Sum256(records)
-	b := run.AppendCompact(memo.trace[:0])
+	d := &memo.digest
+	d.Reset()
+	b := run.WriteCompact(d, memo.trace)
 	if memo.kept != nil {
-		memo.kept[integratedKey(run)] = keptSum{hash64(b), len(b)}
+		trace := *d // the trace alone, while d goes on
+		memo.kept[integratedKey(run)] = digestSum(&trace)
 	}
-	b = binary.AppendUvarint(append(b, 'S'), uint64(len(records)))
-	b = appendCompactLog(append(b, records...), end.Log)
-	memo.trace = b
-	return hash64(b), hex.EncodeToString(sum[:]), nil
+	d.Write(binary.AppendUvarint(append(b[:0], 'S'), uint64(len(records))))
+	d.Write(records)
+	b = appendCompactLog(b[:0], end.Log)
+	d.Write(b)
+	memo.trace = b[:0]
+	return hex64(d.Sum64()), hex.EncodeToString(sum[:]), nil
 }
 
 // memoJSONRecords are records that write their JSON (the same bytes as
@@ -588,22 +603,29 @@ func (t *traceFile) abort() {
 }
 
 // appendTraceLine appends {"item":"<id>","trace":[...]} and a newline to
-// dst, the array made of trace's JSON Lines.
+// dst, the array made of trace's JSON Lines (the id escaped as
+// json.Marshal escapes it, the lines without their line ends, empty ones
+// left out).
 func appendTraceLine(dst []byte, id string, trace []byte) []byte {
-	q, _ := json.Marshal(id)
+	dst = slices.Grow(dst, len(id)+len(trace)+32)
 	dst = append(dst, `{"item":`...)
-	dst = append(dst, q...)
+	dst = jsontext.AppendString(dst, id, true)
 	dst = append(dst, `,"trace":[`...)
-	first := true
-	for l := range bytes.Lines(trace) {
-		l = bytes.TrimRight(l, "\r\n")
-		if len(l) == 0 {
+	sep := false
+	for len(trace) > 0 {
+		l := trace
+		if i := bytes.IndexByte(trace, '\n'); i >= 0 {
+			l, trace = trace[:i], trace[i+1:]
+		} else {
+			trace = nil
+		}
+		if l = bytes.TrimRight(l, "\r"); len(l) == 0 {
 			continue
 		}
-		if !first {
+		if sep {
 			dst = append(dst, ',')
 		}
-		first = false
+		sep = true
 		dst = append(dst, l...)
 	}
 	return append(dst, "]}\n"...)

@@ -171,6 +171,7 @@ func (e *engine) newRunnerCap(ctx context.Context, seams Seams, sc *Scenario, in
 	r.sb = sandbox.New(e.spec.Tools, initial, sandbox.Config{Faults: env.Faults}, r.dice, r.clock)
 	r.enc = jsontext.GetEncoder()
 	r.trace.Events = newEvents(events)
+	r.trace.compactRaw = true    // every raw JSON field is r.enc's
 	r.cost.EnvironmentResets = 1 // a core run alone counts a fixture instead
 	return r
 }

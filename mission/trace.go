@@ -63,6 +63,14 @@ type Event struct {
 // Trace is a run's event log, in order.
 type Trace struct {
 	Events []Event `json:"events"`
+
+	// compactRaw is set on a run's trace, whose raw JSON fields (Args,
+	// Output, Parsed) the runner's jsontext encoder wrote: valid JSON with
+	// no white space outside strings, which the compact encoding and the
+	// JSON Lines take as it is (see [Trace.AppendCompact],
+	// [Trace.AppendJSONL]). A trace made any other way leaves it unset,
+	// and its raw JSON is checked.
+	compactRaw bool
 }
 
 // eventArrays holds event arrays given back by [Trace.Recycle] for new
@@ -81,7 +89,7 @@ func (t *Trace) Recycle() {
 	ev := t.Events
 	clear(ev) // hold on to nothing of the old run
 	ev = ev[:0]
-	t.Events = nil
+	t.Events, t.compactRaw = nil, false
 	eventArrays.Put(&ev)
 }
 

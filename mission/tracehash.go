@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/baton-lab/baton/internal/xxh64"
 )
 
 // A trace's identity is a hash of its compact encoding, not of its JSON
@@ -22,11 +24,28 @@ import (
 
 // AppendCompact appends the trace's compact encoding to b.
 func (t *Trace) AppendCompact(b []byte) []byte {
-	var wire string // the last wire bytes found valid UTF-8
+	st := compactState{compactRaw: t.compactRaw}
 	for i := range t.Events {
-		b = appendCompactEvent(b, &t.Events[i], &wire)
+		b = appendCompactEvent(b, &t.Events[i], &st)
 	}
 	return b
+}
+
+// WriteCompact writes the trace's compact encoding, the bytes AppendCompact
+// appends, to d, through buf (scratch, given back for the next call): a
+// sweep hashes every run's trace, and needs none of them whole.
+func (t *Trace) WriteCompact(d *xxh64.Digest, buf []byte) []byte {
+	st := compactState{compactRaw: t.compactRaw}
+	b := buf[:0]
+	for i := range t.Events {
+		b = appendCompactEvent(b, &t.Events[i], &st)
+		if len(b) >= 2048 { // written while the bytes are in cache
+			d.Write(b)
+			b = b[:0]
+		}
+	}
+	d.Write(b)
+	return b[:0]
 }
 
 // AppendCompactRun appends the compact encoding of a {"run":"<name>"} line
@@ -35,42 +54,82 @@ func AppendCompactRun(b []byte, name string) []byte {
 	return appendCompactString(append(b, 'R'), name)
 }
 
-// appendCompactEvent appends e's compact encoding. wire is the last wire
-// bytes (e.Raw) of the trace found valid UTF-8: a message's sent,
-// received and dropped events share them, and are checked once.
-func appendCompactEvent(b []byte, e *Event, wire *string) []byte {
+// compactState is what encoding a trace's events learns on the way: the
+// last value of some fields found valid UTF-8 (a trace repeats its kinds,
+// agents, items, edges and wire bytes from event to event, and a string
+// equal to one found valid is valid), and whether the raw JSON fields are
+// known compact.
+type compactState struct {
+	kind, agent, item, edge string
+	wire                    string // the last wire bytes (e.Raw)
+	// compactRaw is set when the trace's raw JSON fields were written by
+	// the mission's own encoder, which writes no white space outside
+	// strings (see [Trace]).
+	compactRaw bool
+}
+
+// appendCompactEvent appends e's compact encoding.
+func appendCompactEvent(b []byte, e *Event, st *compactState) []byte {
 	b = append(b, 'E')
-	b = binary.AppendVarint(b, int64(e.Seq))
-	b = binary.AppendVarint(b, e.At)
-	b = appendCompactString(b, string(e.Kind))
-	b = appendCompactString(b, string(e.Agent))
-	b = appendCompactString(b, e.Item)
+	b = appendVarint(b, int64(e.Seq))
+	b = appendVarint(b, e.At)
+	b = appendKnownString(b, string(e.Kind), &st.kind)
+	b = appendKnownString(b, string(e.Agent), &st.agent)
+	b = appendKnownString(b, e.Item, &st.item)
 	b = appendCompactString(b, e.Decision)
 	b = appendCompactString(b, e.Choice)
-	b = binary.AppendVarint(b, int64(e.TokensIn))
-	b = binary.AppendVarint(b, int64(e.TokensOut))
+	b = appendVarint(b, int64(e.TokensIn))
+	b = appendVarint(b, int64(e.TokensOut))
 	b = appendCompactString(b, e.Tool)
-	b = appendCompactRaw(b, e.Args)
-	b = appendCompactRaw(b, e.Output)
+	b = st.appendRaw(b, e.Args)
+	b = st.appendRaw(b, e.Output)
 	b = appendCompactString(b, e.Error)
 	b = appendCompactString(b, e.Key)
-	b = binary.AppendVarint(b, int64(e.Attempt))
+	b = appendVarint(b, int64(e.Attempt))
 	b = appendCompactString(b, e.Effect)
-	b = appendCompactString(b, e.Edge)
-	if e.Raw != "" && e.Raw == *wire { // equal pointers compare in constant time
-		b = append(binary.AppendUvarint(b, uint64(len(e.Raw))), e.Raw...)
-	} else {
-		b = appendCompactString(b, e.Raw)
-		if utf8.ValidString(e.Raw) {
-			*wire = e.Raw
-		}
-	}
-	b = appendCompactRaw(b, e.Parsed)
-	b = binary.AppendUvarint(b, uint64(len(e.To)))
+	b = appendKnownString(b, e.Edge, &st.edge)
+	b = appendKnownString(b, e.Raw, &st.wire)
+	b = st.appendRaw(b, e.Parsed)
+	b = appendLen(b, len(e.To))
 	for _, a := range e.To {
 		b = appendCompactString(b, string(a))
 	}
 	return appendCompactString(b, e.Reason)
+}
+
+// appendVarint is binary.AppendVarint, one byte at once for the small
+// numbers most fields hold.
+func appendVarint(b []byte, v int64) []byte {
+	if uint64(v) < 64 {
+		return append(b, byte(v)<<1)
+	}
+	return binary.AppendVarint(b, v)
+}
+
+// appendLen is binary.AppendUvarint of a length, one byte at once for a
+// short one.
+func appendLen(b []byte, n int) []byte {
+	if uint(n) < 0x80 {
+		return append(b, byte(n))
+	}
+	return binary.AppendUvarint(b, uint64(n))
+}
+
+// appendKnownString is appendCompactString of s, which needs no check
+// when it equals *valid, the field's last value found valid UTF-8 (equal
+// strings that share their bytes compare in constant time); s becomes
+// *valid when it is valid.
+func appendKnownString(b []byte, s string, valid *string) []byte {
+	if s == "" {
+		return append(b, 0)
+	}
+	if s != *valid {
+		if !utf8.ValidString(s) {
+			return appendCompactString(b, s)
+		}
+		*valid = s
+	}
+	return append(appendLen(b, len(s)), s...)
 }
 
 // appendCompactString appends s's length and bytes, invalid UTF-8 replaced
@@ -80,7 +139,7 @@ func appendCompactString(b []byte, s string) []byte {
 		return append(b, 0)
 	}
 	if utf8.ValidString(s) {
-		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = appendLen(b, len(s))
 		return append(b, s...)
 	}
 	v := make([]byte, 0, len(s)+8)
@@ -93,8 +152,16 @@ func appendCompactString(b []byte, s string) []byte {
 		}
 		i += n
 	}
-	b = binary.AppendUvarint(b, uint64(len(v)))
+	b = appendLen(b, len(v))
 	return append(b, v...)
+}
+
+// appendRaw is appendCompactRaw, with no check of raw JSON known compact.
+func (st *compactState) appendRaw(b []byte, raw []byte) []byte {
+	if st.compactRaw {
+		return append(appendLen(b, len(raw)), raw...)
+	}
+	return appendCompactRaw(b, raw)
 }
 
 // appendCompactRaw appends raw's length and bytes, compacted first when it
@@ -107,8 +174,7 @@ func appendCompactRaw(b []byte, raw []byte) []byte {
 			raw = c.Bytes()
 		}
 	}
-	b = binary.AppendUvarint(b, uint64(len(raw)))
-	return append(b, raw...)
+	return append(appendLen(b, len(raw)), raw...)
 }
 
 // noSpaceOutsideStrings reports whether raw has no JSON white space
@@ -158,7 +224,7 @@ func quotedSpaceOnly(raw []byte) bool {
 // the file's order.
 func AppendCompactJSONL(b []byte, jsonl []byte) ([]byte, error) {
 	n := 0
-	var wire string
+	var st compactState // the lines decoded: their raw JSON is checked
 	for line := range bytes.Lines(jsonl) {
 		n++
 		line = bytes.TrimRight(line, "\r\n")
@@ -179,7 +245,7 @@ func AppendCompactJSONL(b []byte, jsonl []byte) ([]byte, error) {
 		if err := json.Unmarshal(line, &e); err != nil {
 			return b, fmt.Errorf("trace line %d: %w", n, err)
 		}
-		b = appendCompactEvent(b, &e, &wire)
+		b = appendCompactEvent(b, &e, &st)
 	}
 	return b, nil
 }

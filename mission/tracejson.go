@@ -24,9 +24,10 @@ func (t *Trace) MarshalJSONL() ([]byte, error) {
 // only hashes a trace can reuse one buffer.
 func (t *Trace) AppendJSONL(b []byte) ([]byte, error) {
 	start := len(b)
+	st := jsonlState{compactRaw: t.compactRaw}
 	for i := range t.Events {
 		var ok bool
-		if b, ok = appendEvent(b, &t.Events[i]); !ok {
+		if b, ok = st.appendEvent(b, &t.Events[i]); !ok {
 			std, err := t.marshalJSONLStd()
 			if err != nil {
 				return b[:start], err
@@ -61,10 +62,21 @@ func (t *Trace) marshalJSONLStd() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// jsonlState is what writing a trace's events learns on the way.
+type jsonlState struct {
+	// compactRaw is the trace's: its raw JSON fields are valid and
+	// compact, written by the runner's jsontext encoder.
+	compactRaw bool
+	// raw is the last wire bytes written, escaped in b[rawFrom:rawTo]: a
+	// message's sent, received and dropped events carry the same.
+	raw            string
+	rawFrom, rawTo int
+}
+
 // appendEvent writes e as encoding/json does with HTML escaping off: the
 // struct's fields in order, empty ones omitted. ok is false when a raw JSON
 // field is not compact and valid as it stands.
-func appendEvent(b []byte, e *Event) (_ []byte, ok bool) {
+func (st *jsonlState) appendEvent(b []byte, e *Event) (_ []byte, ok bool) {
 	b = append(b, `{"seq":`...)
 	b = strconv.AppendInt(b, int64(e.Seq), 10)
 	b = append(b, `,"at_ms":`...)
@@ -78,10 +90,10 @@ func appendEvent(b []byte, e *Event) (_ []byte, ok bool) {
 	b = jsontext.AppendOptInt(b, `,"tokens_in":`, e.TokensIn)
 	b = jsontext.AppendOptInt(b, `,"tokens_out":`, e.TokensOut)
 	b = jsontext.AppendOptString(b, `,"tool":`, e.Tool)
-	if b, ok = jsontext.AppendOptRaw(b, `,"args":`, e.Args); !ok {
+	if b, ok = st.appendOptRaw(b, `,"args":`, e.Args); !ok {
 		return b, false
 	}
-	if b, ok = jsontext.AppendOptRaw(b, `,"output":`, e.Output); !ok {
+	if b, ok = st.appendOptRaw(b, `,"output":`, e.Output); !ok {
 		return b, false
 	}
 	b = jsontext.AppendOptString(b, `,"error":`, e.Error)
@@ -89,8 +101,17 @@ func appendEvent(b []byte, e *Event) (_ []byte, ok bool) {
 	b = jsontext.AppendOptInt(b, `,"attempt":`, e.Attempt)
 	b = jsontext.AppendOptString(b, `,"effect":`, e.Effect)
 	b = jsontext.AppendOptString(b, `,"edge":`, e.Edge)
-	b = jsontext.AppendOptString(b, `,"raw":`, e.Raw)
-	if b, ok = jsontext.AppendOptRaw(b, `,"parsed":`, e.Parsed); !ok {
+	if e.Raw != "" {
+		b = append(b, `,"raw":`...)
+		if e.Raw == st.raw { // equal pointers compare in constant time
+			b = append(b, b[st.rawFrom:st.rawTo]...)
+		} else {
+			st.rawFrom = len(b)
+			b = jsontext.AppendString(b, e.Raw, false)
+			st.raw, st.rawTo = e.Raw, len(b)
+		}
+	}
+	if b, ok = st.appendOptRaw(b, `,"parsed":`, e.Parsed); !ok {
 		return b, false
 	}
 	if len(e.To) > 0 {
@@ -105,4 +126,13 @@ func appendEvent(b []byte, e *Event) (_ []byte, ok bool) {
 	}
 	b = jsontext.AppendOptString(b, `,"reason":`, e.Reason)
 	return append(b, '}'), true
+}
+
+// appendOptRaw is jsontext.AppendOptRaw, with no check of raw JSON known
+// valid and compact.
+func (st *jsonlState) appendOptRaw(b []byte, key string, raw []byte) ([]byte, bool) {
+	if st.compactRaw && len(raw) > 0 {
+		return append(append(b, key...), raw...), true
+	}
+	return jsontext.AppendOptRaw(b, key, raw)
 }

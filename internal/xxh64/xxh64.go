@@ -42,7 +42,12 @@ func Sum64(b []byte) uint64 {
 	} else {
 		h = prime5
 	}
-	h += uint64(n)
+	return finish(h+uint64(n), b)
+}
+
+// finish mixes the last bytes (fewer than 32) into h, the hash of the
+// stripes before them and the total length, and avalanches it.
+func finish(h uint64, b []byte) uint64 {
 	for ; len(b) >= 8; b = b[8:] {
 		h ^= round(0, binary.LittleEndian.Uint64(b[:8]))
 		h = bits.RotateLeft64(h, 27)*prime1 + prime4
