@@ -252,3 +252,71 @@ func queryRowsDB(tb testing.TB, s *store, q string) string {
 	}
 	return rows[0]
 }
+
+// TestWriterTraceIDs: the writer numbers the kept traces in the order the
+// rows, in key order, first name them, whether it finds a hash in its
+// cache, in runs.db (dropped from the cache, or stored by an earlier
+// writer, as when a sweep resumes) or nowhere; each trace row has its
+// bytes when some row carried them, and a checksum that matches.
+func TestWriterTraceIDs(t *testing.T) {
+	pl := benchPlan(5) // 400 items
+	s, err := createStore(filepath.Join(t.TempDir(), StoreFile), pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	s.dictCache = 3
+	var scratch []byte
+	var order []string // hashes by first naming row
+	seen := map[string]bool{}
+	withBytes := map[string]bool{}
+	send := func(w *writer, from, to int) {
+		for i := from; i < to; i++ {
+			u := pl.unitAt(i / pl.slots())
+			design := []string{"", "A", "B", "C"}[i%pl.slots()]
+			r := row{ord: i, id: ItemID(pl.builds[0].Info.ID, design, pl.scenarios[u.scenario].ID, u.trial),
+				item: reports.Item{Build: pl.builds[0].Info.ID, Design: design, Scenario: pl.scenarios[u.scenario].ID, Trial: u.trial, TraceHash: "0b67"}}
+			if i%3 != 0 {
+				r.traceSHA = fmt.Sprintf("trace-%d", (i*7919)%61)
+				r.traceLen = len(r.traceSHA) // the same for every row of a hash
+				if !seen[r.traceSHA] {
+					seen[r.traceSHA] = true
+					order = append(order, r.traceSHA)
+				}
+				if i%11 == 0 {
+					r.traceGZ = []byte("bytes of " + r.traceSHA)
+					withBytes[r.traceSHA] = true
+				}
+			}
+			r.seal(u, &scratch)
+			w.send([]row{r})
+		}
+	}
+	w := s.startWriter(25, nil, nil)
+	send(w, 0, 200)
+	if err := w.close(); err != nil {
+		t.Fatal(err)
+	}
+	w = s.startWriter(40, nil, nil) // a resumed sweep's writer
+	send(w, 200, pl.total())
+	if err := w.close(); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := queryStrings(s.db, "SELECT id, sha256, size, data IS NOT NULL, checksum FROM traces ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(order) {
+		t.Fatalf("%d trace rows, want %d", len(rows), len(order))
+	}
+	for i, sha := range order {
+		want := rowText([]any{int64(i), sha, int64(len(sha)), b2n(withBytes[sha]), traceChecksum(int64(i), sha, int64(len(sha)), withBytes[sha])})
+		if rows[i] != want {
+			t.Errorf("trace row %d: (%s), want (%s)", i, rows[i], want)
+		}
+	}
+	n := queryRowsDB(t, s, "SELECT count(*) FROM outcomes o JOIN traces t ON t.id = o.trace")
+	if want := fmt.Sprint(pl.total() - (pl.total()+2)/3); n != want {
+		t.Errorf("%s items name a stored trace, want %s", n, want)
+	}
+}

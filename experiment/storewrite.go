@@ -180,9 +180,11 @@ type writer struct {
 	// executed marks the ords of the outcomes rows the store holds, as
 	// far as the writer knows (see [writer.ready]).
 	executed bitset
-	// order and sorted are the buffers of [writer.sortByOrd].
+	// order and sorted are the buffers of [writer.sortByOrd], buf those
+	// of the inserts.
 	order  []int32
 	sorted []row
+	buf    rowBuffers
 	// stored are the traces whose bytes this writer has been handed,
 	// which the sweep's workers need not compress again.
 	stored *storedTraces
@@ -319,21 +321,27 @@ func (w *writer) close() error {
 	return w.err
 }
 
-const (
-	unitColumns    = "ord, run_sha256, end_state, checksum"
-	unitParams     = 4
-	takenColumns   = "ord, trace, checksum"
-	takenParams    = 3
-	findingColumns = "item, seq, finding"
-	findingParams  = 3
-	// chunk is the rows per multi-row INSERT: one statement step binds
-	// many rows, which costs much less per row than one step each.
-	chunk = 32
-)
+// chunk is the rows per multi-row INSERT: one statement step binds many
+// rows, which costs much less per row than one step each.
+const chunk = 32
 
+// The packings of the tables the sweep appends to (see [packing]): the
+// widths fit every value a sweep stores but the unusual (an ord past
+// 2^31, a count past 255), whose chunk is bound plain.
 var (
-	outcomeColumns = "ord, flags, blame, " + costNames("") + ", wall_ns, reached, match_n, match_exact, match_name_only, match_order_ignored, trace, checksum"
-	outcomeParams  = 11 + len(costColumns)
+	unitPacking = newPacking("units", []packedColumn{
+		{name: "ord", bits: 31}, {name: "checksum", bits: 32}, {name: "run_sha256", other: true}, {name: "end_state"}})
+	outcomePacking = newPacking("outcomes", slices.Concat([]packedColumn{
+		{name: "ord", bits: 31}, {name: "checksum", bits: 32},
+		{name: "wall_ns", bits: 40}, {name: "blame", bits: 23},
+		{name: "trace", bits: 31, null: true}, {name: "flags", bits: 32},
+	}, costPacking(), []packedColumn{
+		{name: "reached", bits: 7}, {name: "match_n", bits: 8},
+		{name: "match_exact", bits: 8}, {name: "match_name_only", bits: 8}, {name: "match_order_ignored", bits: 8},
+	}))
+	takenPacking   = newPacking("taken", []packedColumn{{name: "ord", bits: 31}, {name: "checksum", bits: 32}, {name: "trace", null: true}})
+	findingPacking = newPacking("item_findings", []packedColumn{{name: "item", bits: 31}, {name: "seq", bits: 8}, {name: "finding", bits: 24}})
+	writerPackings = []*packing{unitPacking, outcomePacking, takenPacking, findingPacking}
 )
 
 // insertSQL returns a multi-row INSERT of n rows.
@@ -345,26 +353,27 @@ func insertSQL(table, columns string, params, n int) string {
 // stmts are the writer's prepared statements: a single-row and a chunk-row
 // insert per table the sweep appends to, and the dictionaries' inserts.
 type stmts struct {
-	units, outcomes, taken, findings [2]*sql.Stmt
+	units, outcomes, taken, findings bulkInsert
 	blame, finding, trace, stored    *sql.Stmt
 	coverage, findOutcome            *sql.Stmt
 	end, findTrace, findEnd          *sql.Stmt
 }
 
 func (w *writer) prepare() (*stmts, error) {
-	st := &stmts{}
-	for _, p := range []struct {
+	st := &stmts{units: bulkInsert{p: unitPacking}, outcomes: bulkInsert{p: outcomePacking},
+		taken: bulkInsert{p: takenPacking}, findings: bulkInsert{p: findingPacking}}
+	type prep struct {
 		dst **sql.Stmt
 		sql string
-	}{
-		{&st.units[0], insertSQL("units", unitColumns, unitParams, 1)},
-		{&st.units[1], insertSQL("units", unitColumns, unitParams, chunk)},
-		{&st.outcomes[0], insertSQL("outcomes", outcomeColumns, outcomeParams, 1)},
-		{&st.outcomes[1], insertSQL("outcomes", outcomeColumns, outcomeParams, chunk)},
-		{&st.taken[0], insertSQL("taken", takenColumns, takenParams, 1)},
-		{&st.taken[1], insertSQL("taken", takenColumns, takenParams, chunk)},
-		{&st.findings[0], insertSQL("item_findings", findingColumns, findingParams, 1)},
-		{&st.findings[1], insertSQL("item_findings", findingColumns, findingParams, chunk)},
+	}
+	var bulk []prep
+	for _, b := range []*bulkInsert{&st.units, &st.outcomes, &st.taken, &st.findings} {
+		texts := b.sql()
+		for i, dst := range b.statements() {
+			bulk = append(bulk, prep{dst, texts[i]})
+		}
+	}
+	for _, p := range append(bulk, []prep{
 		{&st.blame, "INSERT INTO blames(id, blame, checksum) VALUES(?, ?, ?)"},
 		{&st.finding, "INSERT INTO finding_texts(id, rule, message, location, evidence, checksum) VALUES(?, ?, ?, ?, ?, ?)"},
 		{&st.trace, "INSERT INTO traces(id, sha256, size, data, checksum) VALUES(?, ?, ?, ?, ?) ON CONFLICT(sha256) DO NOTHING"},
@@ -374,7 +383,7 @@ func (w *writer) prepare() (*stmts, error) {
 		{&st.findTrace, "SELECT id, data IS NOT NULL FROM traces WHERE sha256 = ?"},
 		{&st.findEnd, "SELECT id FROM end_states WHERE sha256 = ?"},
 		{&st.findOutcome, "SELECT count(*) FROM outcomes WHERE ord = ?"},
-	} {
+	}...) {
 		s, err := w.s.db.Prepare(p.sql)
 		if err != nil {
 			st.close()
@@ -386,9 +395,12 @@ func (w *writer) prepare() (*stmts, error) {
 }
 
 func (st *stmts) close() {
-	for _, s := range []*sql.Stmt{st.units[0], st.units[1], st.outcomes[0], st.outcomes[1], st.taken[0], st.taken[1],
-		st.findings[0], st.findings[1], st.blame, st.finding, st.trace, st.stored, st.end, st.findTrace, st.findEnd,
-		st.coverage, st.findOutcome} {
+	all := []*sql.Stmt{st.blame, st.finding, st.trace, st.stored, st.end, st.findTrace, st.findEnd,
+		st.coverage, st.findOutcome}
+	for _, b := range []*bulkInsert{&st.units, &st.outcomes, &st.taken, &st.findings} {
+		all = append(all, b.packed[0], b.packed[1], b.plain[0], b.plain[1])
+	}
+	for _, s := range all {
 		if s != nil {
 			s.Close()
 		}
@@ -580,7 +592,9 @@ func (w *writer) ready(tx *sql.Tx, st *stmts, rows []row) (now, held []row, err 
 			}
 			w.executed.mark(r.twin) // stored by an earlier session
 		}
-		rows[n] = *r
+		if n != i { // a row is some 600 bytes: copied only to close a gap
+			rows[n] = *r
+		}
 		n++
 	}
 	return rows[:n], held, nil
@@ -592,7 +606,7 @@ func (w *writer) insert(tx *sql.Tx, st *stmts, rows []row) error {
 	if err := w.lookup(tx, st, rows, &rf); err != nil {
 		return fmt.Errorf("run store writer: %w", err)
 	}
-	args := make([]any, 0, chunk*outcomeParams)
+	buf := &w.buf
 	var units, executed, taken []int
 	for i := range rows {
 		if rows[i].unit {
@@ -604,9 +618,10 @@ func (w *writer) insert(tx *sql.Tx, st *stmts, rows []row) error {
 			executed = append(executed, i)
 		}
 	}
-	err := insertChunked(tx, st.units, len(units), &args, func(k int, a []any) []any {
-		r := &rows[units[k]]
-		return append(a, int64(r.ord/w.s.slots), r.item.TraceHash, rf.end[units[k]], r.unitChecksum)
+	err := st.units.insert(tx, buf, len(units), func(k int, v []int64, t []any) ([]int64, []any) {
+		i := units[k]
+		r := &rows[i]
+		return append(v, int64(r.ord/w.s.slots), r.unitChecksum, 0, rf.end[i]), append(t, r.item.TraceHash)
 	})
 	if err != nil {
 		return fmt.Errorf("run store writer: units from %s: %w", rows[0].id, err)
@@ -614,16 +629,16 @@ func (w *writer) insert(tx *sql.Tx, st *stmts, rows []row) error {
 	if err := insertCoverage(tx.Stmt(st.coverage), rows, w.s.slots); err != nil {
 		return fmt.Errorf("run store writer: coverage from %s: %w", rows[0].id, err)
 	}
-	err = insertChunked(tx, st.outcomes, len(executed), &args, func(k int, a []any) []any {
+	err = st.outcomes.insert(tx, buf, len(executed), func(k int, v []int64, t []any) ([]int64, []any) {
 		i := executed[k]
-		return appendOutcomeArgs(a, &rows[i], rf.blame[i], rf.trace[i])
+		return appendOutcomeInts(v, &rows[i], rf.blame[i], rf.trace[i]), t
 	})
 	if err != nil {
 		return fmt.Errorf("run store writer: items from %s: %w", rows[0].id, err)
 	}
-	err = insertChunked(tx, st.taken, len(taken), &args, func(k int, a []any) []any {
+	err = st.taken.insert(tx, buf, len(taken), func(k int, v []int64, t []any) ([]int64, []any) {
 		i := taken[k]
-		return append(a, int64(rows[i].ord), nullID(rf.trace[i]), rows[i].checksum)
+		return append(v, int64(rows[i].ord), rows[i].checksum, rf.trace[i]), t
 	})
 	if err != nil {
 		return fmt.Errorf("run store writer: taken items from %s: %w", rows[0].id, err)
@@ -635,34 +650,11 @@ func (w *writer) insert(tx *sql.Tx, st *stmts, rows []row) error {
 			frefs = append(frefs, fref{i, j})
 		}
 	}
-	err = insertChunked(tx, st.findings, len(frefs), &args, func(k int, a []any) []any {
-		return append(a, int64(rows[frefs[k].row].ord), int64(frefs[k].seq), rf.findings[k])
+	err = st.findings.insert(tx, buf, len(frefs), func(k int, v []int64, t []any) ([]int64, []any) {
+		return append(v, int64(rows[frefs[k].row].ord), int64(frefs[k].seq), rf.findings[k]), t
 	})
 	if err != nil {
 		return fmt.Errorf("run store writer: findings from %s: %w", rows[0].id, err)
-	}
-	return nil
-}
-
-// insertChunked inserts n rows, chunk to a statement (stmt[1]) and the
-// rest one at a time (stmt[0]); args(k, a) appends row k's values to a.
-func insertChunked(tx *sql.Tx, stmt [2]*sql.Stmt, n int, buf *[]any, args func(k int, a []any) []any) error {
-	many, one := tx.Stmt(stmt[1]), tx.Stmt(stmt[0])
-	for i := 0; i < n; {
-		m := min(chunk, n-i)
-		s := many
-		if m < chunk {
-			m, s = 1, one
-		}
-		a := (*buf)[:0]
-		for k := i; k < i+m; k++ {
-			a = args(k, a)
-		}
-		*buf = a
-		if _, err := s.Exec(a...); err != nil {
-			return err
-		}
-		i += m
 	}
 	return nil
 }
@@ -793,25 +785,12 @@ func (w *writer) traceID(tx *sql.Tx, st *stmts, r *row) (int64, error) {
 	return ref.id, nil
 }
 
-// appendOutcomeArgs appends the outcomeColumns values of r. Integers go as
-// int64, the driver's own type, which database/sql passes on unconverted.
-func appendOutcomeArgs(args []any, r *row, blame, trace int64) []any {
+// appendOutcomeInts appends r's values in outcomePacking's order.
+func appendOutcomeInts(v []int64, r *row, blame, trace int64) []int64 {
 	it := &r.item
-	i := func(n int) any { return int64(n) }
-	args = append(args, int64(r.ord), flagBits(it), blame)
-	for _, c := range costColumns {
-		args = append(args, i(*c.get(&it.Cost)))
-	}
-	return append(args, it.WallNS, i(it.Reached),
-		i(it.MatchN), i(it.MatchExact), i(it.MatchNameOnly), i(it.MatchOrderIgnored), nullID(trace), r.checksum)
-}
-
-// nullID is a dictionary id as bound: NULL for none (-1).
-func nullID(id int64) any {
-	if id < 0 {
-		return nil
-	}
-	return id
+	v = append(v, int64(r.ord), r.checksum, it.WallNS, blame, trace, flagBits(it))
+	v = appendCost(v, it.Cost)
+	return append(v, int64(it.Reached), int64(it.MatchN), int64(it.MatchExact), int64(it.MatchNameOnly), int64(it.MatchOrderIgnored))
 }
 
 // flagBits packs an item's booleans as outcomes.flags holds them: flagged
