@@ -9,7 +9,7 @@ import (
 // gcHeadroom is how far past the live heap a sweep lets its heap grow
 // before collecting, once the live heap is large enough that
 // DefaultGCPercent would let it grow further (see [gcPacer]).
-const gcHeadroom = 384 << 20
+const gcHeadroom = 320 << 20
 
 // gcMinPercent is the lowest target a [gcPacer] sets: the runtime's
 // default.

@@ -16,10 +16,10 @@ func TestPaceFor(t *testing.T) {
 	}{
 		{0, 800, 800},                      // no collection yet
 		{20 * mib, 800, 800},               // 9 × 20 MiB is within the headroom
-		{48 * mib, 800, 800},               // exactly live + headroom at 800
-		{64 * mib, 800, 600},               // 384 / 64
-		{96 * mib, 800, 400},               // 384 / 96
-		{384 * mib, 800, 100},              // the headroom itself
+		{40 * mib, 800, 800},               // exactly live + headroom at 800
+		{64 * mib, 800, 500},               // 320 / 64
+		{80 * mib, 800, 400},               // 320 / 80
+		{320 * mib, 800, 100},              // the headroom itself
 		{1024 * mib, 800, gcMinPercent},    // never below the runtime's default
 		{64 * mib, 300, 300},               // never above the start
 		{1024 * mib, 50, 50},               // a start below the floor stays
@@ -50,9 +50,9 @@ func TestGCPacer(t *testing.T) {
 		want int
 	}{
 		{30 << 20, DefaultGCPercent},
-		{96 << 20, 400},
-		{100 << 20, 400}, // 384 is within a tenth of 400: no change
-		{128 << 20, 300},
+		{80 << 20, 400},
+		{84 << 20, 400}, // 380 is within a tenth of 400: no change
+		{128 << 20, 250},
 		{40 << 20, DefaultGCPercent}, // back up as the live heap shrinks
 	} {
 		live = step.live
